@@ -1,0 +1,182 @@
+#include "lib/core/io.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iomanip>
+#include <sstream>
+
+#include <hdf5.h>
+#include <openssl/evp.h>
+
+#include "lib/core/error.h"
+
+namespace potts {
+
+void write_atomic(const std::string& path, const std::function<void(const std::string& tmp)>& write) {
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  try {
+    write(tmp);
+  } catch (...) {
+    std::remove(tmp.c_str());
+    throw;
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw StageError(path + ": cannot rename temporary output into place");
+  }
+}
+
+void write_text_atomic(const std::string& path, const std::string& text) {
+  write_atomic(path, [&](const std::string& tmp) {
+    std::ofstream out(tmp, std::ios::binary);
+    if (!out) throw StageError(path + ": cannot open for writing");
+    out << text;
+    out.flush();
+    if (!out) throw StageError(path + ": write failed");
+  });
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw StageError(path + ": cannot open for reading");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+static std::string hex(const unsigned char* d, unsigned n) {
+  std::ostringstream os;
+  for (unsigned i = 0; i < n; ++i) os << std::hex << std::setw(2) << std::setfill('0') << int(d[i]);
+  return os.str();
+}
+
+std::string sha256_text(const std::string& text) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned n = 0;
+  EVP_Digest(text.data(), text.size(), md, &n, EVP_sha256(), nullptr);
+  return hex(md, n);
+}
+
+std::string sha256_file(const std::string& path) { return sha256_text(read_text(path)); }
+
+namespace {
+
+struct H5Handle {
+  hid_t id;
+  herr_t (*close)(hid_t);
+  ~H5Handle() {
+    if (id >= 0) close(id);
+  }
+};
+
+void check(hid_t id, const std::string& what) {
+  if (id < 0) throw StageError(what);
+}
+
+template <typename T>
+void write_dataset(hid_t file, const std::string& name, const arma::Mat<T>& m, hid_t type,
+                   const std::string& path) {
+  hsize_t dims[2] = {m.n_rows, m.n_cols};
+  H5Handle space{H5Screate_simple(2, dims, nullptr), H5Sclose};
+  H5Handle dcpl{H5Pcreate(H5P_DATASET_CREATE), H5Pclose};
+  H5Pset_obj_track_times(dcpl.id, 0);  // no timestamps: same data, same bytes
+  H5Handle set{H5Dcreate2(file, name.c_str(), type, space.id, H5P_DEFAULT, dcpl.id, H5P_DEFAULT), H5Dclose};
+  check(set.id, path + ": cannot create dataset '" + name + "'");
+  arma::Mat<T> rowmajor = m.t();  // HDF5 is row-major, Armadillo column-major
+  if (m.n_elem && H5Dwrite(set.id, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, rowmajor.memptr()) < 0)
+    throw StageError(path + ": cannot write dataset '" + name + "'");
+}
+
+template <typename T>
+arma::Mat<T> read_dataset(const std::string& path, const std::string& name, hid_t type) {
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  H5Handle file{H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose};
+  check(file.id, path + ": cannot open as HDF5");
+  if (H5Lexists(file.id, name.c_str(), H5P_DEFAULT) <= 0)
+    throw StageError(path + ": dataset '" + name + "' missing");
+  H5Handle set{H5Dopen2(file.id, name.c_str(), H5P_DEFAULT), H5Dclose};
+  check(set.id, path + ": cannot open dataset '" + name + "'");
+  H5Handle space{H5Dget_space(set.id), H5Sclose};
+  int rank = H5Sget_simple_extent_ndims(space.id);
+  if (rank != 2) throw StageError(path + ": dataset '" + name + "': expected a 2-d array");
+  hsize_t dims[2];
+  H5Sget_simple_extent_dims(space.id, dims, nullptr);
+  arma::Mat<T> rowmajor(dims[1], dims[0]);
+  if (rowmajor.n_elem && H5Dread(set.id, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, rowmajor.memptr()) < 0)
+    throw StageError(path + ": cannot read dataset '" + name + "'");
+  return rowmajor.t();
+}
+
+}  // namespace
+
+void H5Writer::save(const std::string& path) const {
+  write_atomic(path, [&](const std::string& tmp) {
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    H5Handle fcpl{H5Pcreate(H5P_FILE_CREATE), H5Pclose};
+    H5Pset_obj_track_times(fcpl.id, 0);
+    H5Handle file{H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, fcpl.id, H5P_DEFAULT), H5Fclose};
+    check(file.id, path + ": cannot create HDF5 file");
+    for (const auto& [name, m] : mats_) write_dataset(file.id, name, m, H5T_NATIVE_DOUBLE, path);
+    for (const auto& [name, m] : imats_) write_dataset(file.id, name, m, H5T_NATIVE_LLONG, path);
+  });
+}
+
+arma::mat h5_read_matrix(const std::string& path, const std::string& name) {
+  return read_dataset<double>(path, name, H5T_NATIVE_DOUBLE);
+}
+
+arma::imat h5_read_imatrix(const std::string& path, const std::string& name) {
+  return read_dataset<arma::sword>(path, name, H5T_NATIVE_LLONG);
+}
+
+void CsvTable::row(const std::vector<double>& values) {
+  if (values.size() != columns_.size()) throw StageError("CSV row has the wrong number of columns");
+  rows_.push_back(values);
+}
+
+std::string CsvTable::text() const {
+  std::ostringstream os;
+  for (std::size_t c = 0; c < columns_.size(); ++c) os << (c ? "," : "") << columns_[c];
+  os << "\n" << std::setprecision(17);
+  for (const auto& r : rows_) {
+    for (std::size_t c = 0; c < r.size(); ++c) os << (c ? "," : "") << r[c];
+    os << "\n";
+  }
+  return os.str();
+}
+
+void CsvTable::save(const std::string& path) const { write_text_atomic(path, text()); }
+
+std::map<std::string, std::vector<double>> read_csv(const std::string& path) {
+  std::istringstream in(read_text(path));
+  std::string line, cell;
+  if (!std::getline(in, line)) throw StageError(path + ": empty CSV file");
+  std::vector<std::string> cols;
+  std::istringstream hs(line);
+  while (std::getline(hs, cell, ',')) cols.push_back(cell);
+  std::map<std::string, std::vector<double>> out;
+  for (const auto& c : cols) out[c];
+  int lineno = 1;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (line.empty()) continue;
+    std::istringstream ls(line);
+    std::size_t c = 0;
+    while (std::getline(ls, cell, ',')) {
+      if (c >= cols.size()) throw StageError(path + ": line " + std::to_string(lineno) + ": too many fields");
+      try {
+        out[cols[c]].push_back(std::stod(cell));
+      } catch (const std::exception&) {
+        throw StageError(path + ": line " + std::to_string(lineno) + ", column '" + cols[c] +
+                         "': expected a number, got '" + cell + "'");
+      }
+      ++c;
+    }
+    if (c != cols.size()) throw StageError(path + ": line " + std::to_string(lineno) + ": too few fields");
+  }
+  return out;
+}
+
+}  // namespace potts

@@ -1,0 +1,63 @@
+// Output files: atomic writing, hashing, HDF5 and CSV.
+//
+// Every writer goes through write_atomic: the content goes to
+// "<path>.tmp.<pid>", is flushed, and is renamed over <path> only when
+// complete, so an interrupted stage never leaves a half-written result and
+// an existing result is never lost to a failed run.
+#pragma once
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <armadillo>
+
+namespace potts {
+
+// Calls write(tmp_path), then renames tmp_path to path. If write throws, the
+// temporary is removed and the exception propagates; path is untouched.
+void write_atomic(const std::string& path, const std::function<void(const std::string& tmp)>& write);
+void write_text_atomic(const std::string& path, const std::string& text);
+std::string read_text(const std::string& path);
+
+// Lower-case hex SHA-256 of a file's bytes (OpenSSL).
+std::string sha256_file(const std::string& path);
+std::string sha256_text(const std::string& text);
+
+// Deterministic HDF5 files: object modification times are not tracked, so
+// the same data give the same bytes. Matrices are stored row-major with the
+// shape (rows, cols) that Python's h5py shows as-is.
+class H5Writer {
+ public:
+  void matrix(const std::string& name, const arma::mat& m) { mats_[name] = m; }
+  void imatrix(const std::string& name, const arma::imat& m) { imats_[name] = m; }
+  void scalar(const std::string& name, double x) { mats_[name] = arma::mat(1, 1, arma::fill::value(x)); }
+  void save(const std::string& path) const;  // atomic
+
+ private:
+  std::map<std::string, arma::mat> mats_;
+  std::map<std::string, arma::imat> imats_;
+};
+
+// Readers name the file and the dataset in their errors.
+arma::mat h5_read_matrix(const std::string& path, const std::string& name);
+arma::imat h5_read_imatrix(const std::string& path, const std::string& name);
+
+// A CSV table with a header, written atomically, numbers with 17 significant
+// digits so they round-trip exactly.
+class CsvTable {
+ public:
+  explicit CsvTable(std::vector<std::string> columns) : columns_(std::move(columns)) {}
+  void row(const std::vector<double>& values);
+  void save(const std::string& path) const;
+  std::string text() const;
+
+ private:
+  std::vector<std::string> columns_;
+  std::vector<std::vector<double>> rows_;
+};
+
+// Reads a CSV written by CsvTable: column name -> values.
+std::map<std::string, std::vector<double>> read_csv(const std::string& path);
+
+}  // namespace potts

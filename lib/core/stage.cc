@@ -1,0 +1,182 @@
+#include "lib/core/stage.h"
+
+#include <H5public.h>
+#include <openssl/opensslv.h>
+
+#include <armadillo>
+#include <boost/version.hpp>
+#include <cstdio>
+#include <ctime>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include <CLI/CLI.hpp>
+
+namespace potts {
+
+Stage::Stage(std::string name, Config config, std::uint64_t seed, std::map<std::string, std::string> inputs,
+             std::map<std::string, std::string> outputs)
+    : name_(std::move(name)),
+      config_(std::move(config)),
+      seed_(seed),
+      inputs_(std::move(inputs)),
+      outputs_(std::move(outputs)) {}
+
+std::string Stage::input(const std::string& key) const {
+  auto it = inputs_.find(key);
+  if (it == inputs_.end()) {
+    std::string have;
+    for (const auto& [k, v] : inputs_) have += " " + k;
+    throw StageError("stage " + name_ + ": input '" + key + "' was not given (--in " + key +
+                     "=PATH); given:" + (have.empty() ? " none" : have));
+  }
+  return it->second;
+}
+
+std::string Stage::output(const std::string& key) {
+  auto it = outputs_.find(key);
+  if (it == outputs_.end())
+    throw StageError("stage " + name_ + ": output '" + key + "' was not declared (--out " + key + "=PATH)");
+  handed_out_.insert(key);
+  return it->second;
+}
+
+void Stage::write_summary(const nlohmann::json& summary) {
+  write_text_atomic(output("summary.json"), summary.dump(2) + "\n");
+}
+
+void Stage::check_outputs_written() const {
+  for (const auto& [k, path] : outputs_) {
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) throw StageError("stage " + name_ + ": declared output '" + k + "' was not written (" + path + ")");
+    std::fclose(f);
+  }
+}
+
+nlohmann::json toolchain_versions() {
+  nlohmann::json t;
+#if defined(__clang__)
+  t["compiler"] = std::string("clang ") + __clang_version__;
+#elif defined(__GNUC__)
+  t["compiler"] = std::string("gcc ") + __VERSION__;
+#endif
+  t["cxx_standard"] = static_cast<long>(__cplusplus);
+  t["armadillo"] = arma::arma_version::as_string();
+  t["boost"] = BOOST_LIB_VERSION;
+  t["hdf5"] = H5_VERS_INFO;
+  t["openssl"] = OPENSSL_VERSION_TEXT;
+  t["nlohmann_json"] = std::to_string(NLOHMANN_JSON_VERSION_MAJOR) + "." +
+                       std::to_string(NLOHMANN_JSON_VERSION_MINOR) + "." +
+                       std::to_string(NLOHMANN_JSON_VERSION_PATCH);
+  return t;
+}
+
+nlohmann::json Stage::provenance(const std::string& target, const std::string& code_version, double wall_seconds,
+                                 const std::vector<std::string>& argv) const {
+  nlohmann::json p;
+  p["stage"] = name_;
+  p["target"] = target;
+  p["config_file"] = config_.origin();
+  p["config_sha256"] = sha256_file(config_.origin());
+  p["config"] = config_.json();
+  p["seed"] = seed_;
+  p["inputs"] = nlohmann::json::object();
+  p["upstream"] = nlohmann::json::object();
+  for (const auto& [k, path] : inputs_) {
+    p["inputs"][k] = {{"path", path}, {"sha256", sha256_file(path)}};
+    // An upstream stage's provenance record: embed it, so each record holds
+    // the whole chain back to the first stage.
+    const std::string suffix = "/provenance.json";
+    if (k.size() > suffix.size() && k.compare(k.size() - suffix.size(), suffix.size(), suffix) == 0)
+      p["upstream"][k.substr(0, k.size() - suffix.size())] = nlohmann::json::parse(read_text(path));
+  }
+  p["outputs"] = nlohmann::json::object();
+  for (const auto& [k, path] : outputs_) p["outputs"][k] = {{"path", path}, {"sha256", sha256_file(path)}};
+  p["facts"] = facts_;
+  p["code_version"] = code_version;
+  p["toolchain"] = toolchain_versions();
+  p["threads"] = threads_;
+  p["hardware_threads"] = std::thread::hardware_concurrency();
+  p["wall_seconds"] = wall_seconds;
+  std::time_t now = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  p["finished_utc"] = buf;
+  p["command"] = argv;
+  return p;
+}
+
+static std::pair<std::string, std::string> split_kv(const std::string& s, const std::string& flag) {
+  auto eq = s.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == s.size())
+    throw StageError(flag + " " + s + ": expected KEY=PATH");
+  return {s.substr(0, eq), s.substr(eq + 1)};
+}
+
+static std::string code_version_from(const std::string& status_file) {
+  if (status_file.empty()) return "unknown (no --status file)";
+  std::istringstream in(read_text(status_file));
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("GIT_COMMIT ", 0) == 0) return line.substr(11);
+  return "unknown (no GIT_COMMIT in " + status_file + ")";
+}
+
+int run_stage(const std::string& name, const std::string& description, int argc, char** argv,
+              const std::function<void(Stage&)>& body) {
+  CLI::App app{description, name};
+  std::string target = "//manual:" + name, config_path, provenance_path, status_path;
+  std::uint64_t seed = 0;
+  std::vector<std::string> ins, outs;
+  app.add_option("--config", config_path, "JSON configuration of the stage")->required();
+  app.add_option("--seed", seed, "seed of every random stream of the stage")->required();
+  app.add_option("--in", ins, "input KEY=PATH (repeatable), e.g. sample/train.h5=...");
+  app.add_option("--out", outs, "output KEY=PATH (repeatable), e.g. summary.json=...");
+  app.add_option("--provenance", provenance_path, "where to write the provenance record (JSON)")->required();
+  app.add_option("--status", status_path, "Bazel volatile workspace status file (code version)");
+  app.add_option("--target", target, "Bazel label of the action (for provenance)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    std::map<std::string, std::string> in_map, out_map;
+    for (const auto& s : ins) in_map.insert(split_kv(s, "--in"));
+    for (const auto& s : outs) out_map.insert(split_kv(s, "--out"));
+    Stage stage(name, Config::load(config_path), seed, in_map, out_map);
+    body(stage);
+    stage.config().finish();
+    stage.check_outputs_written();
+    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::vector<std::string> args(argv, argv + argc);
+    auto p = stage.provenance(target, code_version_from(status_path), wall, args);
+    write_text_atomic(provenance_path, p.dump(2) + "\n");
+    std::cerr << name << ": done in " << wall << " s\n";
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << name << ": error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+Progress::Progress(std::string label, std::uint64_t total, std::string unit)
+    : label_(std::move(label)), unit_(std::move(unit)), total_(total) {
+  start_ = last_ = std::chrono::steady_clock::now();
+}
+
+void Progress::update(std::uint64_t done) {
+  auto now = std::chrono::steady_clock::now();
+  if (done < total_ && std::chrono::duration<double>(now - last_).count() < 2.0) return;
+  last_ = now;
+  double t = std::chrono::duration<double>(now - start_).count();
+  double rate = t > 0 ? done / t : 0.0;
+  double eta = rate > 0 ? (total_ - done) / rate : 0.0;
+  std::fprintf(stderr, "%s: %llu/%llu %s (%.0f%%), %.3g %s/s, %.0f s elapsed, ~%.0f s left\n", label_.c_str(),
+               (unsigned long long)done, (unsigned long long)total_, unit_.c_str(),
+               total_ ? 100.0 * done / total_ : 100.0, rate, unit_.c_str(), t, eta);
+}
+
+}  // namespace potts

@@ -1,0 +1,84 @@
+// The plumbing every stage binary shares.
+//
+// A stage is run by Bazel (tools/stage.bzl) as
+//   stage --target //pipeline:x --config c.json --seed N
+//         --in key=path ... --out key=path ... --provenance p.json [--status f]
+// run_stage parses that (with --help), loads and validates the configuration,
+// calls the stage body, checks every declared output was written, and then
+// writes the provenance record: stage, configuration, seed, SHA-256 of every
+// input and output, the upstream provenance records (the chain back to the
+// sample stage), code version, toolchain, wall time and thread count.
+// Errors reach the user as one line naming the file and the field.
+#pragma once
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "lib/core/config.h"
+#include "lib/core/error.h"
+#include "lib/core/io.h"
+
+namespace potts {
+
+class Stage {
+ public:
+  Stage(std::string name, Config config, std::uint64_t seed, std::map<std::string, std::string> inputs,
+        std::map<std::string, std::string> outputs);
+
+  const std::string& name() const { return name_; }
+  Config& config() { return config_; }
+  std::uint64_t seed() const { return seed_; }
+
+  // Path of input `key` (e.g. "sample/train.h5"); error if not given.
+  std::string input(const std::string& key) const;
+  // Path where output `key` must be written (atomically); error if the
+  // build did not declare it.
+  std::string output(const std::string& key);
+  bool wants(const std::string& key) const { return outputs_.count(key) > 0; }
+
+  // Writes the summary JSON output "summary.json" (atomically).
+  void write_summary(const nlohmann::json& summary);
+
+  // Extra facts recorded in the provenance record (e.g. throughput).
+  nlohmann::json& facts() { return facts_; }
+  void set_threads(int n) { threads_ = n; }
+
+  // Called by run_stage after the body returns.
+  nlohmann::json provenance(const std::string& target, const std::string& code_version, double wall_seconds,
+                            const std::vector<std::string>& argv) const;
+  void check_outputs_written() const;
+
+ private:
+  std::string name_;
+  Config config_;
+  std::uint64_t seed_;
+  std::map<std::string, std::string> inputs_, outputs_;
+  std::set<std::string> handed_out_;
+  nlohmann::json facts_ = nlohmann::json::object();
+  int threads_ = 1;
+};
+
+// Main of every stage binary: returns the process exit code.
+int run_stage(const std::string& name, const std::string& description, int argc, char** argv,
+              const std::function<void(Stage&)>& body);
+
+// Compiler and library versions, for provenance records.
+nlohmann::json toolchain_versions();
+
+// Progress on stderr for long stages: "name: done/total (p%), rate, ETA".
+class Progress {
+ public:
+  Progress(std::string label, std::uint64_t total, std::string unit);
+  void update(std::uint64_t done);  // prints at most every 2 s, and at the end
+ private:
+  std::string label_, unit_;
+  std::uint64_t total_;
+  std::chrono::steady_clock::time_point start_, last_;
+};
+
+}  // namespace potts

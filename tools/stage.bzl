@@ -1,0 +1,51 @@
+"""The `stage` rule: one node of the paper's DAG.
+
+A stage runs a //stages binary with a JSON configuration (a label: editing it
+reruns exactly this stage and what depends on it), a seed, the files of the
+upstream stages it consumes, and declared outputs. Its outputs live under
+bazel-bin/<package>/<name>/ and always include provenance.json.
+
+Upstream files reach the binary as `--in <key>/<basename>=<path>`, where
+<key> is the string given for that upstream target in `inputs`.
+"""
+
+def _stage_impl(ctx):
+    outs = {k: ctx.actions.declare_file(ctx.label.name + "/" + k) for k in ctx.attr.outs}
+    prov = ctx.actions.declare_file(ctx.label.name + "/provenance.json")
+    args = ctx.actions.args()
+    args.add("--target", str(ctx.label))
+    args.add("--config", ctx.file.config)
+    args.add("--seed", str(ctx.attr.seed))
+    # The volatile status file carries the code version; Bazel does not rerun
+    # actions when only volatile status changes, so stages stay cached.
+    args.add("--status", ctx.version_file)
+    inputs = [ctx.file.config, ctx.version_file]
+    for dep, key in ctx.attr.inputs.items():
+        for f in dep.files.to_list():
+            args.add("--in", "%s/%s=%s" % (key, f.basename, f.path))
+            inputs.append(f)
+    for k in ctx.attr.outs:
+        args.add("--out", "%s=%s" % (k, outs[k].path))
+    args.add("--provenance", prov)
+    ctx.actions.run(
+        executable = ctx.executable.tool,
+        arguments = [args],
+        inputs = inputs,
+        outputs = list(outs.values()) + [prov],
+        mnemonic = "Stage",
+        progress_message = "Stage %s" % ctx.label,
+        env = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"},
+    )
+    return [DefaultInfo(files = depset(list(outs.values()) + [prov]))]
+
+stage = rule(
+    implementation = _stage_impl,
+    attrs = {
+        "tool": attr.label(executable = True, cfg = "exec", mandatory = True, doc = "the //stages binary"),
+        "config": attr.label(allow_single_file = [".json"], mandatory = True),
+        "seed": attr.int(mandatory = True),
+        "inputs": attr.label_keyed_string_dict(doc = "upstream stage -> key under which its files are passed"),
+        "outs": attr.string_list(mandatory = True, doc = "output file names, e.g. summary.json"),
+    },
+    doc = "Runs one seeded, deterministic, cached stage of the pipeline.",
+)
