@@ -38,6 +38,9 @@ std::string Stage::output(const std::string& key) {
   auto it = outputs_.find(key);
   if (it == outputs_.end())
     throw StageError("stage " + name_ + ": output '" + key + "' was not declared (--out " + key + "=PATH)");
+  // Nothing is written before the whole configuration is validated: a typo
+  // in a key must never cost an existing result.
+  config_.finish();
   handed_out_.insert(key);
   return it->second;
 }

@@ -37,7 +37,8 @@ class Stage {
   // Path of input `key` (e.g. "sample/train.h5"); error if not given.
   std::string input(const std::string& key) const;
   // Path where output `key` must be written (atomically); error if the
-  // build did not declare it.
+  // build did not declare it. The first call validates the configuration
+  // (Config::finish), so read every key before asking for an output.
   std::string output(const std::string& key);
   bool wants(const std::string& key) const { return outputs_.count(key) > 0; }
 
