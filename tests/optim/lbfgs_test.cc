@@ -1,0 +1,143 @@
+// L-BFGS on problems with known minimisers.
+#include "lib/optim/lbfgs.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "lib/core/error.h"
+#include "lib/core/rng.h"
+
+namespace potts {
+namespace {
+
+// Extended Rosenbrock: sum_k 100 (x_{2k+1} - x_{2k}^2)^2 + (1 - x_{2k})^2, minimum 0 at x = 1.
+double rosenbrock(const arma::vec& x, arma::vec& g) {
+  g.zeros(x.n_elem);
+  double f = 0.0;
+  for (arma::uword k = 0; k + 1 < x.n_elem; k += 2) {
+    double a = x(k + 1) - x(k) * x(k), b = 1.0 - x(k);
+    f += 100.0 * a * a + b * b;
+    g(k) += -400.0 * a * x(k) - 2.0 * b;
+    g(k + 1) += 200.0 * a;
+  }
+  return f;
+}
+
+TEST(Lbfgs, RosenbrockTwoDimensions) {
+  LbfgsOptions o;
+  o.gradient_tolerance = 1e-9;
+  LbfgsResult r = lbfgs_minimize(rosenbrock, arma::vec{-1.2, 1.0}, o);
+  EXPECT_EQ(r.status, LbfgsStatus::kGradientConverged) << to_string(r.status);
+  EXPECT_TRUE(r.converged());
+  EXPECT_LE(r.gradient_norm, 1e-9);
+  EXPECT_NEAR(r.x(0), 1.0, 1e-8);
+  EXPECT_NEAR(r.x(1), 1.0, 1e-8);
+  EXPECT_LT(r.iterations, 100);
+}
+
+TEST(Lbfgs, RosenbrockFortyDimensions) {
+  arma::vec x0(40);
+  for (arma::uword k = 0; k < 40; ++k) x0(k) = (k % 2 == 0) ? -1.2 : 1.0;
+  LbfgsOptions o;
+  o.gradient_tolerance = 1e-8;
+  LbfgsResult r = lbfgs_minimize(rosenbrock, x0, o);
+  EXPECT_TRUE(r.converged()) << to_string(r.status);
+  EXPECT_LE(r.gradient_norm, 1e-8);
+  EXPECT_LT(arma::abs(r.x - 1.0).max(), 1e-7);
+}
+
+// f = 1/2 x'Qx - b'x with Q SPD (condition number ~1e3): minimiser Q^{-1} b.
+TEST(Lbfgs, ConvexQuadraticMatchesExactSolution) {
+  const arma::uword n = 50;
+  Rng rng(7, 0);
+  arma::mat G(n, n);
+  for (auto& v : G) v = rng.normal();
+  arma::mat Qo, R;
+  arma::qr(Qo, R, G);
+  arma::vec eig = arma::logspace(0, 3, n);
+  arma::mat Q = Qo * arma::diagmat(eig) * Qo.t();
+  Q = 0.5 * (Q + Q.t());
+  arma::vec b(n);
+  for (auto& v : b) v = rng.normal();
+  Objective f = [&](const arma::vec& x, arma::vec& g) {
+    g = Q * x - b;
+    return 0.5 * arma::dot(x, Q * x) - arma::dot(b, x);
+  };
+  LbfgsOptions o;
+  o.gradient_tolerance = 1e-10;
+  o.max_iterations = 2000;
+  LbfgsResult r = lbfgs_minimize(f, arma::zeros(n), o);
+  arma::vec exact = arma::solve(Q, b);
+  EXPECT_EQ(r.status, LbfgsStatus::kGradientConverged) << to_string(r.status);
+  EXPECT_LE(r.gradient_norm, 1e-10);
+  // ||x - x*|| <= ||grad|| / lambda_min = 1e-10.
+  EXPECT_LT(arma::norm(r.x - exact), 1e-9);
+}
+
+TEST(Lbfgs, DeterministicBitForBit) {
+  LbfgsOptions o;
+  LbfgsResult a = lbfgs_minimize(rosenbrock, arma::vec{-1.2, 1.0, 0.3, -0.5}, o);
+  LbfgsResult b = lbfgs_minimize(rosenbrock, arma::vec{-1.2, 1.0, 0.3, -0.5}, o);
+  EXPECT_EQ(a.iterations, b.iterations);
+  EXPECT_EQ(a.evaluations, b.evaluations);
+  EXPECT_TRUE(arma::all(a.x == b.x));
+}
+
+TEST(Lbfgs, MaxIterationsIsReportedAsNotConverged) {
+  LbfgsOptions o;
+  o.max_iterations = 3;
+  LbfgsResult r = lbfgs_minimize(rosenbrock, arma::vec{-1.2, 1.0}, o);
+  EXPECT_EQ(r.status, LbfgsStatus::kMaxIterations);
+  EXPECT_FALSE(r.converged());
+  EXPECT_EQ(r.iterations, 3);
+}
+
+TEST(Lbfgs, RelativeDecreaseStops) {
+  LbfgsOptions o;
+  o.gradient_tolerance = 0.0;
+  o.relative_decrease = 1e-3;
+  LbfgsResult r = lbfgs_minimize(rosenbrock, arma::vec{-1.2, 1.0}, o);
+  EXPECT_EQ(r.status, LbfgsStatus::kRelativeDecrease);
+  EXPECT_TRUE(r.converged());
+}
+
+TEST(Lbfgs, NonFiniteStartIsAnError) {
+  Objective f = [](const arma::vec& x, arma::vec& g) {
+    g = x;
+    return std::numeric_limits<double>::quiet_NaN();
+  };
+  EXPECT_THROW(lbfgs_minimize(f, arma::vec{1.0}, LbfgsOptions{}), StageError);
+}
+
+TEST(Lbfgs, NonFiniteTrialPointsAreShortened) {
+  // f = -log(1 - x^2) is +inf outside (-1, 1); minimum 0 at x = 0.
+  Objective f = [](const arma::vec& x, arma::vec& g) {
+    g.set_size(1);
+    double t = 1.0 - x(0) * x(0);
+    if (t <= 0) {
+      g(0) = 0.0;
+      return std::numeric_limits<double>::infinity();
+    }
+    g(0) = 2.0 * x(0) / t;
+    return -std::log(t);
+  };
+  LbfgsOptions o;
+  o.gradient_tolerance = 1e-10;
+  LbfgsResult r = lbfgs_minimize(f, arma::vec{0.9}, o);
+  EXPECT_TRUE(r.converged()) << to_string(r.status);
+  EXPECT_NEAR(r.x(0), 0.0, 1e-10);
+}
+
+TEST(Lbfgs, NonFiniteEverywhereAlongTheLineIsAnError) {
+  // Finite only at the start point x = 0 exactly.
+  Objective f = [](const arma::vec& x, arma::vec& g) {
+    g = arma::vec{1.0};
+    return x(0) == 0.0 ? 0.0 : std::numeric_limits<double>::quiet_NaN();
+  };
+  EXPECT_THROW(lbfgs_minimize(f, arma::vec{0.0}, LbfgsOptions{}), StageError);
+}
+
+}  // namespace
+}  // namespace potts
