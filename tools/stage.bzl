@@ -36,7 +36,9 @@ def _stage_impl(ctx):
         progress_message = "Stage %s" % ctx.label,
         env = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"},
     )
-    return [DefaultInfo(files = depset(list(outs.values()) + [prov]))]
+    files = list(outs.values()) + [prov]
+    # Runfiles too, so tests can read stage outputs through `data = [...]`.
+    return [DefaultInfo(files = depset(files), runfiles = ctx.runfiles(files = files))]
 
 stage = rule(
     implementation = _stage_impl,
