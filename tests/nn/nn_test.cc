@@ -1,0 +1,359 @@
+// Tests of lib/nn: finite-difference gradient checks of every layer and of
+// both full models (central differences, double precision, relative error
+// below 1e-6), and the two exact identities of factored attention: with
+// A = beta J, V = U its conditionals are eq. 5 (to 1e-12), and its loss
+// summed over all positions is the Potts pseudo-likelihood objective.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+
+#include "lib/core/rng.h"
+#include "lib/nn/factored_attention.h"
+#include "lib/nn/layers.h"
+#include "lib/nn/transformer.h"
+#include "lib/potts/model.h"
+
+namespace potts {
+namespace nn {
+namespace {
+
+arma::mat gaussian(arma::uword r, arma::uword c, Rng& rng, double scale = 1.0) {
+  arma::mat m(r, c);
+  for (auto& x : m) x = scale * rng.normal();
+  return m;
+}
+
+// Relative error ||g_fd - g|| / max(||g_fd||, ||g||) between the analytic
+// gradient `grad` of f with respect to the entries of x and central finite
+// differences with step h. The truncation error is O(h^2 f''') ~ 1e-10 and
+// the rounding error O(eps f / h) ~ 1e-11 for h = 1e-5 and O(1) functions,
+// both far below the 1e-6 tolerance; a wrong gradient gives O(1).
+double fd_error(arma::mat& x, const arma::mat& grad, const std::function<double()>& f, double h = 1e-5) {
+  arma::mat fd(arma::size(x));
+  for (arma::uword k = 0; k < x.n_elem; ++k) {
+    const double x0 = x(k);
+    x(k) = x0 + h;
+    const double fp = f();
+    x(k) = x0 - h;
+    const double fm = f();
+    x(k) = x0;
+    fd(k) = (fp - fm) / (2 * h);
+  }
+  const double scale = std::max(arma::norm(fd, "fro"), arma::norm(grad, "fro"));
+  // A parameter whose exact gradient vanishes (the key bias b_k: softmax is
+  // invariant to adding q.b_k to every score) has only rounding noise
+  // (~1e-12) on both sides; then the absolute error is returned instead.
+  if (scale < 1e-8) return arma::norm(fd - grad, "fro");
+  return arma::norm(fd - grad, "fro") / scale;
+}
+
+constexpr double kTol = 1e-6;
+
+TEST(Layers, LinearGradients) {
+  Rng rng(1, 0);
+  arma::mat X = gaussian(3, 7, rng), W = gaussian(4, 3, rng), b = gaussian(4, 1, rng), R = gaussian(4, 7, rng);
+  auto f = [&] {
+    arma::mat Y;
+    linear_forward(Y, X, W, b);
+    return arma::accu(R % Y);
+  };
+  arma::mat dX(arma::size(X), arma::fill::zeros), dW(arma::size(W), arma::fill::zeros), db(arma::size(b), arma::fill::zeros);
+  linear_backward(&dX, dW, db, R, X, W);
+  EXPECT_LT(fd_error(X, dX, f), kTol);
+  EXPECT_LT(fd_error(W, dW, f), kTol);
+  EXPECT_LT(fd_error(b, db, f), kTol);
+}
+
+TEST(Layers, ReluGradients) {
+  Rng rng(2, 0);
+  arma::mat X = gaussian(5, 6, rng), R = gaussian(5, 6, rng);
+  for (auto& x : X) x += (x > 0 ? 0.1 : -0.1);  // keep away from the kink
+  auto f = [&] {
+    arma::mat Y;
+    relu_forward(Y, X);
+    return arma::accu(R % Y);
+  };
+  arma::mat Y, dX(arma::size(X), arma::fill::zeros);
+  relu_forward(Y, X);
+  relu_backward(dX, R, Y);
+  EXPECT_LT(fd_error(X, dX, f), kTol);
+}
+
+TEST(Layers, LayerNormGradients) {
+  Rng rng(3, 0);
+  arma::mat X = gaussian(6, 5, rng), g = gaussian(6, 1, rng), be = gaussian(6, 1, rng), R = gaussian(6, 5, rng);
+  auto f = [&] {
+    arma::mat Y;
+    LayerNormCache c;
+    layernorm_forward(Y, c, X, g, be, 1e-6);
+    return arma::accu(R % Y);
+  };
+  arma::mat Y;
+  LayerNormCache c;
+  layernorm_forward(Y, c, X, g, be, 1e-6);
+  arma::mat dX(arma::size(X), arma::fill::zeros), dg(arma::size(g), arma::fill::zeros), db(arma::size(be), arma::fill::zeros);
+  layernorm_backward(dX, dg, db, R, c, g);
+  EXPECT_LT(fd_error(X, dX, f), kTol);
+  EXPECT_LT(fd_error(g, dg, f), kTol);
+  EXPECT_LT(fd_error(be, db, f), kTol);
+  // each output column has mean beta-weighted... check normalisation itself
+  arma::mat ones_g(6, 1, arma::fill::ones), zero_b(6, 1, arma::fill::zeros);
+  layernorm_forward(Y, c, X, ones_g, zero_b, 0.0);
+  EXPECT_LT(arma::abs(arma::mean(Y, 0)).max(), 1e-14);
+  EXPECT_LT(arma::abs(arma::mean(Y % Y, 0) - 1.0).max(), 1e-12);
+}
+
+class AttentionGradients : public ::testing::TestWithParam<int> {};
+
+TEST_P(AttentionGradients, MatchFiniteDifferences) {
+  const arma::uword d = 4, L = 5, B = 3, Lq = GetParam();
+  Rng rng(4, Lq);
+  arma::mat Q = gaussian(d, B * Lq, rng), K = gaussian(d, B * L, rng), V = gaussian(d, B * L, rng),
+            R = gaussian(d, B * Lq, rng);
+  auto f = [&] {
+    arma::mat O, P;
+    attention_forward(O, P, Q, K, V, L, Lq);
+    return arma::accu(R % O);
+  };
+  arma::mat O, P;
+  attention_forward(O, P, Q, K, V, L, Lq);
+  EXPECT_LT(arma::abs(arma::sum(P, 0) - 1.0).max(), 1e-14);  // rows of softmax sum to one
+  arma::mat dQ(arma::size(Q), arma::fill::zeros), dK(arma::size(K), arma::fill::zeros), dV(arma::size(V), arma::fill::zeros);
+  attention_backward(dQ, dK, dV, R, P, Q, K, V, L, Lq);
+  EXPECT_LT(fd_error(Q, dQ, f), kTol);
+  EXPECT_LT(fd_error(K, dK, f), kTol);
+  EXPECT_LT(fd_error(V, dV, f), kTol);
+}
+INSTANTIATE_TEST_SUITE_P(AllAndOneQuery, AttentionGradients, ::testing::Values(5, 1));
+
+TEST(Layers, AttentionMatchesDirectFormula) {
+  const arma::uword d = 3, L = 4;
+  Rng rng(5, 0);
+  arma::mat Q = gaussian(d, L, rng), K = gaussian(d, L, rng), V = gaussian(d, L, rng), O, P;
+  attention_forward(O, P, Q, K, V, L, L);
+  arma::mat S = Q.t() * K / std::sqrt(double(d));  // L x L, row = query
+  for (arma::uword q = 0; q < L; ++q) {
+    arma::rowvec p = arma::exp(S.row(q));
+    p /= arma::accu(p);
+    EXPECT_LT(arma::abs(V * p.t() - O.col(q)).max(), 1e-14);
+  }
+}
+
+TEST(Layers, EmbeddingAndGatherGradients) {
+  const arma::uword d = 3, C = 4, L = 5, B = 2;
+  Rng rng(6, 0);
+  arma::mat W = gaussian(d, C + 1, rng), b = gaussian(d, 1, rng), PE = sinusoidal_positions(d, L);
+  std::vector<int> tokens = {0, 4, 2, 2, 1, 3, 3, 0, 4, 1};
+  std::vector<arma::uword> cols = {1, 7, 7};
+  arma::mat R = gaussian(d, cols.size(), rng);
+  auto f = [&] {
+    arma::mat X, Xq;
+    embedding_forward(X, tokens, W, b, PE, L);
+    gather_forward(Xq, X, cols);
+    return arma::accu(R % Xq);
+  };
+  arma::mat X, Xq;
+  embedding_forward(X, tokens, W, b, PE, L);
+  arma::mat dX(arma::size(X), arma::fill::zeros), dW(arma::size(W), arma::fill::zeros), db(arma::size(b), arma::fill::zeros);
+  gather_backward(dX, R, cols);
+  embedding_backward(dW, db, dX, tokens);
+  EXPECT_LT(fd_error(W, dW, f), kTol);
+  EXPECT_LT(fd_error(b, db, f), kTol);
+  EXPECT_NEAR(PE(0, 3), std::sin(3.0), 1e-15);
+  EXPECT_NEAR(PE(1, 3), std::cos(3.0), 1e-15);
+  EXPECT_NEAR(PE(2, 3), std::sin(3.0 / std::pow(10000.0, 2.0 / 3.0)), 1e-15);
+}
+
+TEST(Layers, CrossEntropyGradients) {
+  Rng rng(7, 0);
+  arma::mat Z = gaussian(5, 4, rng, 3.0);
+  std::vector<int> targets = {0, 4, -1, 2};  // column 2 is not used
+  auto f = [&] {
+    arma::mat P;
+    return cross_entropy_forward(P, Z, targets);
+  };
+  arma::mat P, dZ(arma::size(Z), arma::fill::zeros);
+  const double loss = cross_entropy_forward(P, Z, targets);
+  cross_entropy_backward(dZ, P, targets, 1.0);
+  EXPECT_LT(fd_error(Z, dZ, f), kTol);
+  double direct = 0.0;
+  for (int k : {0, 1, 3})
+    direct -= std::log(std::exp(Z(targets[k], k)) / arma::accu(arma::exp(Z.col(k))));
+  EXPECT_NEAR(loss, direct, 1e-12);
+  EXPECT_EQ(arma::accu(arma::abs(dZ.col(2))), 0.0);
+}
+
+TEST(Layers, FactoredAttentionGradients) {
+  const arma::uword L = 6, C = 4, B = 3;
+  Rng rng(8, 0);
+  arma::mat A = gaussian(L, L, rng), V = gaussian(C, C, rng);
+  std::vector<int> seqs(B * L);
+  for (auto& s : seqs) s = int(rng.below(C));
+  arma::mat R = gaussian(C, B * L, rng);
+  auto f = [&] {
+    arma::mat Z, H;
+    factored_attention_forward(Z, H, seqs, A, V, L);
+    return arma::accu(R % Z);
+  };
+  arma::mat Z, H, dA(L, L, arma::fill::zeros), dV(C, C, arma::fill::zeros);
+  factored_attention_forward(Z, H, seqs, A, V, L);
+  factored_attention_backward(dA, dV, R, H, seqs, V, L);
+  EXPECT_LT(fd_error(A, dA, f), kTol);
+  EXPECT_LT(fd_error(V, dV, f), kTol);
+  EXPECT_EQ(arma::accu(arma::abs(dA.diag())), 0.0);  // A_ii never enters
+  // direct formula of eq. 4
+  for (arma::uword b = 0; b < B; ++b)
+    for (arma::uword i = 0; i < L; ++i)
+      for (arma::uword a = 0; a < C; ++a) {
+        double z = 0.0;
+        for (arma::uword j = 0; j < L; ++j)
+          if (j != i) z += A(i, j) * V(a, seqs[b * L + j]);
+        EXPECT_NEAR(Z(a, b * L + i), z, 1e-13);
+      }
+}
+
+SequenceSet random_sequences(arma::uword M, arma::uword L, arma::uword C, std::uint64_t seed) {
+  Rng rng(seed, 99);
+  SequenceSet s;
+  s.M = M;
+  s.L = L;
+  s.s.resize(M * L);
+  for (auto& x : s.s) x = int(rng.below(C));
+  return s;
+}
+
+// Every parameter of a model against finite differences of the summed loss.
+void check_model_gradients(MlmModel& model, const Batch& batch) {
+  model.zero_gradients();
+  model.forward_backward(batch, true);
+  for (auto& p : model.parameters()) {
+    const arma::mat g = *p.grad;
+    const double err = fd_error(*p.value, g, [&] { return model.forward_backward(batch, false); });
+    EXPECT_LT(err, kTol) << model.kind() << " parameter " << p.name;
+  }
+}
+
+TEST(Models, FactoredAttentionGradients) {
+  const arma::uword L = 6, C = 4;
+  SequenceSet data = random_sequences(5, L, C, 1);
+  FactoredAttention m(L, C);
+  m.initialise(0.5, 0.5, 3);
+  Batch b{&data, {0, 2, 3, 4}, {kAllPositions, 1, kAllPositions, 5}};
+  EXPECT_EQ(b.predictions(), 2 * L + 2);
+  check_model_gradients(m, b);
+}
+
+class TransformerGradients : public ::testing::TestWithParam<std::tuple<int, std::string, bool>> {};
+
+TEST_P(TransformerGradients, MatchFiniteDifferences) {
+  TransformerOptions o;
+  o.L = 5;
+  o.C = 4;
+  o.d = 6;
+  o.ffn_width = 12;
+  o.layers = std::get<0>(GetParam());
+  o.head = std::get<1>(GetParam());
+  o.output_projection = std::get<2>(GetParam());
+  VanillaTransformer m(o);
+  m.initialise(11);
+  // non-trivial biases and LayerNorm parameters, so every path is exercised
+  Rng rng(12, 0);
+  for (auto& p : m.parameters())
+    if (p.value->n_cols == 1) *p.value += gaussian(p.value->n_rows, 1, rng, 0.3);
+  SequenceSet data = random_sequences(4, o.L, o.C, 2);
+  Batch b{&data, {0, 1, 3, 1}, {2, 0, 4, kAllPositions}};
+  check_model_gradients(m, b);
+}
+INSTANTIATE_TEST_SUITE_P(Variants, TransformerGradients,
+                         ::testing::Values(std::make_tuple(1, std::string("linear"), true),
+                                           std::make_tuple(3, std::string("linear"), true),
+                                           std::make_tuple(2, std::string("tutorial"), true),
+                                           std::make_tuple(1, std::string("linear"), false)));
+
+TEST(Models, VanillaEvaluationAttentionRowsAreDistributions) {
+  TransformerOptions o;
+  o.L = 5;
+  o.C = 4;
+  o.d = 6;
+  o.ffn_width = 12;
+  o.layers = 3;
+  VanillaTransformer m(o);
+  m.initialise(5);
+  SequenceSet t = random_sequences(7, o.L, o.C, 4);
+  Evaluation e = m.evaluate(t);
+  EXPECT_LT(arma::abs(arma::sum(e.attention_map, 1) - 1.0).max(), 1e-12);
+  // test loss = mean over every (sequence, position)
+  double total = 0.0;
+  for (arma::uword mu = 0; mu < t.M; ++mu)
+    for (int i = 0; i < int(o.L); ++i) {
+      Batch b{&t, {mu}, {i}};
+      total += m.forward_backward(b, false);
+    }
+  EXPECT_NEAR(e.test_loss, total / double(t.M * o.L), 1e-12);
+}
+
+// ---------------------------------------------------------------------------
+// Factored attention = the Potts conditionals (eq. 4 = eq. 5 at A = beta J, V = U).
+TEST(FactoredPotts, ReproducesEquation5) {
+  const arma::uword L = 10, C = 6;
+  for (ColourKind kind : {ColourKind::kGaussian, ColourKind::kIdentity, ColourKind::kGram}) {
+    PottsModel pm = make_potts_model(L, C, kind, 0.7, 21);
+    FactoredAttention fa(L, C);
+    fa.A = pm.beta * pm.couplings_J;
+    fa.V = pm.colour_similarity_U;
+    SequenceSet seqs = random_sequences(20, L, C, 5);
+    arma::imat x(seqs.M, L);
+    for (arma::uword m = 0; m < seqs.M; ++m) {
+      arma::irowvec s(L);
+      for (arma::uword i = 0; i < L; ++i) x(m, i) = s(i) = seqs.row(m)[i];
+      arma::mat P = fa.conditionals(seqs.row(m));
+      for (arma::uword i = 0; i < L; ++i)
+        EXPECT_LT(arma::abs(P.col(i) - conditional(pm, s, i)).max(), 1e-12) << to_string(kind);
+    }
+    // hence the test loss equals eps*
+    EXPECT_NEAR(fa.evaluate(seqs).test_loss, optimal_test_loss(pm, x), 1e-12);
+  }
+}
+
+// Pseudo-likelihood objective of the Potts model (Besag 1975), written from
+// eq. 5 directly: -sum_mu sum_i log p(s_i^mu | s_\i^mu) with fields
+// beta sum_{j != i} J_ij U[a, s_j].
+double potts_negative_log_pseudo_likelihood(const arma::mat& J, const arma::mat& U, double beta, const SequenceSet& x) {
+  double nlpl = 0.0;
+  for (arma::uword mu = 0; mu < x.M; ++mu) {
+    const int* s = x.row(mu);
+    for (arma::uword i = 0; i < x.L; ++i) {
+      std::vector<double> field(U.n_rows, 0.0);
+      for (arma::uword a = 0; a < U.n_rows; ++a)
+        for (arma::uword j = 0; j < x.L; ++j)
+          if (j != i) field[a] += beta * J(i, j) * U(a, s[j]);
+      double z = 0.0;
+      for (double f : field) z += std::exp(f);
+      nlpl += std::log(z) - field[s[i]];
+    }
+  }
+  return nlpl;
+}
+
+TEST(FactoredPotts, SummedLossIsPseudoLikelihood) {
+  const arma::uword L = 8, C = 5;
+  SequenceSet data = random_sequences(30, L, C, 6);
+  for (std::uint64_t seed : {31, 32}) {
+    PottsModel pm = make_potts_model(L, C, ColourKind::kGaussian, 0.4, seed);
+    FactoredAttention fa(L, C);
+    fa.A = pm.beta * pm.couplings_J;
+    fa.V = pm.colour_similarity_U;
+    Batch b{&data, {}, {}};
+    for (arma::uword m = 0; m < data.M; ++m) {
+      b.rows.push_back(m);
+      b.masked.push_back(kAllPositions);
+    }
+    const double pl = potts_negative_log_pseudo_likelihood(pm.couplings_J, pm.colour_similarity_U, pm.beta, data);
+    EXPECT_NEAR(fa.forward_backward(b, false), pl, 1e-10 * pl);
+  }
+}
+
+}  // namespace
+}  // namespace nn
+}  // namespace potts
