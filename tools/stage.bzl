@@ -40,7 +40,7 @@ def _stage_impl(ctx):
     # Runfiles too, so tests can read stage outputs through `data = [...]`.
     return [DefaultInfo(files = depset(files), runfiles = ctx.runfiles(files = files))]
 
-stage = rule(
+_stage = rule(
     implementation = _stage_impl,
     attrs = {
         "tool": attr.label(executable = True, cfg = "exec", mandatory = True, doc = "the //stages binary"),
@@ -51,3 +51,11 @@ stage = rule(
     },
     doc = "Runs one seeded, deterministic, cached stage of the pipeline.",
 )
+
+def stage(name, tags = [], **kwargs):
+    """A pipeline stage. Targets named `paper*` are paper scale: they are
+    tagged "manual", so `bazel test //...` (CI) never builds them; //paper:all
+    depends on them explicitly and builds them."""
+    if name.startswith("paper") and "manual" not in tags:
+        tags = tags + ["manual"]
+    _stage(name = name, tags = tags, **kwargs)
