@@ -41,6 +41,10 @@ class Stage {
   // (Config::finish), so read every key before asking for an output.
   std::string output(const std::string& key);
   bool wants(const std::string& key) const { return outputs_.count(key) > 0; }
+  // Every input and output given (key -> path), for stages that take a
+  // variable set of upstream files (figures aggregating a sweep).
+  const std::map<std::string, std::string>& inputs() const { return inputs_; }
+  const std::map<std::string, std::string>& outputs() const { return outputs_; }
 
   // Writes the summary JSON output "summary.json" (atomically).
   void write_summary(const nlohmann::json& summary);

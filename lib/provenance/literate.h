@@ -1,0 +1,31 @@
+// The literate paper's numbers come from stage outputs, never from a hand.
+//
+// fill_placeholders replaces every {{key.path}} or {{key.path:fmt}} in a
+// Markdown text: `key` names an upstream stage (the key it was given in
+// //paper:BUILD), `path` is a dot-separated path into that stage's
+// summary.json, or into its provenance record when it starts with
+// "provenance." (e.g. {{factored.final_test_loss:.3f}},
+// {{fig2a.provenance.target}}). Numbers print with fmt (printf style: .3f,
+// .4g, .2e; default .4g), integers exactly, strings as they are. A
+// placeholder that names nothing is an error naming the line and the keys
+// that exist, so the paper never shows a stale or invented number.
+#pragma once
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace potts::provenance {
+
+struct StageDocs {
+  nlohmann::json summary;     // the stage's summary.json (null if it has none)
+  nlohmann::json provenance;  // its provenance record
+};
+
+std::string fill_placeholders(const std::string& text, const std::map<std::string, StageDocs>& stages,
+                              const std::string& origin);
+
+// One value formatted as fill_placeholders does.
+std::string format_value(const nlohmann::json& v, const std::string& fmt);
+
+}  // namespace potts::provenance

@@ -1,0 +1,59 @@
+// The results/ directory of the paper: collecting it and auditing it.
+//
+// collect_results copies what the paper shows (figures, stage summaries,
+// curves, and every provenance record of the DAG) from Bazel's outputs into
+// results/, atomically file by file, and writes results/MANIFEST.json last.
+// For every file the manifest lists its SHA-256, the Bazel target that made
+// it, that stage's configuration and seed, and the chain of provenance
+// records back to the first stage (the sample stage for the Potts figures).
+//
+// audit_results checks a results/ directory against its manifest: every
+// listed file exists and has its hash, nothing unlisted lies beside them,
+// every stage output matches the hash its provenance record gives, and every
+// chain is complete: each input a stage read from another stage has that
+// stage's record, and the record's hashes agree with what was consumed.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace potts::provenance {
+
+// One Bazel target whose files go to results/.
+struct IndexEntry {
+  std::string target;                 // "//stages/train:paper_factored"
+  std::vector<std::string> files;     // paths relative to the source root
+  std::vector<std::string> patterns;  // basenames to copy ("*.csv", "summary.json"); provenance.json always
+};
+
+// Reads the index written by //paper:results.bzl: {"entries": [{"target",
+// "files", "copy"}]} with "copy" a comma-separated list of patterns.
+std::vector<IndexEntry> read_index(const std::string& path);
+
+// "//stages/train:paper_factored" -> "train.paper_factored.json" (the
+// record's name under results/provenance/).
+std::string record_name(const std::string& target);
+// Where a file of `target` with this basename goes inside results/:
+// figures -> "figures/<base>", //paper targets -> "<base>", other stages ->
+// "<stage>/<name>/<base>".
+std::string destination(const std::string& target, const std::string& basename);
+// Shell-style match with '*' only.
+bool matches(const std::string& pattern, const std::string& name);
+
+// Copies the indexed files from `src_root` into `dest` and writes
+// dest/MANIFEST.json; removes files in dest that the manifest no longer
+// lists (except a BUILD file). Returns the manifest.
+nlohmann::json collect_results(const std::vector<IndexEntry>& index, const std::string& src_root,
+                               const std::string& dest);
+
+// Every problem found, one line each, naming the file; empty when the
+// directory is consistent with its manifest.
+std::vector<std::string> audit_results(const std::string& dir);
+
+// The chain of upstream records embedded in a provenance record, depth
+// first, each upstream stage once: [{"key", "target", "stage", "seed",
+// "config_sha256", "provenance_record"}].
+nlohmann::json provenance_chain(const nlohmann::json& record);
+
+}  // namespace potts::provenance

@@ -1,0 +1,60 @@
+// //paper:all (and the test collections): copies what an index lists from
+// the runfiles into results/, atomically, then writes results/MANIFEST.json,
+// and prints the wall time of every stage from its provenance record.
+//
+//   collect INDEX.json [--dest DIR]
+// Without --dest the destination is results/ in the source tree, found from
+// BUILD_WORKSPACE_DIRECTORY, which `bazel run` sets.
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+
+#include "lib/core/io.h"
+#include "lib/provenance/results.h"
+
+int main(int argc, char** argv) {
+  using namespace potts;
+  std::string index_path, dest;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--dest" && i + 1 < argc) {
+      dest = argv[++i];
+    } else if (index_path.empty() && a.rfind("--", 0) != 0) {
+      index_path = a;
+    } else {
+      std::cerr << "usage: collect INDEX.json [--dest DIR]\n";
+      return 2;
+    }
+  }
+  if (index_path.empty()) {
+    std::cerr << "usage: collect INDEX.json [--dest DIR]\n";
+    return 2;
+  }
+  if (dest.empty()) {
+    const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
+    if (!ws) {
+      std::cerr << "collect: no --dest and no BUILD_WORKSPACE_DIRECTORY: run it as `tools/bazel run //paper:all`\n";
+      return 2;
+    }
+    dest = std::string(ws) + "/results";
+  }
+  try {
+    auto manifest = provenance::collect_results(provenance::read_index(index_path), ".", dest);
+    std::printf("%-48s %12s\n", "stage (provenance record)", "wall s");
+    double total = 0;
+    for (const auto& [rel, m] : manifest["files"].items()) {
+      if (rel.rfind("provenance/", 0) != 0) continue;
+      auto rec = nlohmann::json::parse(read_text(dest + "/" + rel));
+      const double w = rec.value("wall_seconds", 0.0);
+      total += w;
+      std::printf("%-48s %12.2f\n", rec.value("target", rel).c_str(), w);
+    }
+    std::printf("%-48s %12.2f\n", "sum over stages (one core each)", total);
+    std::printf("collect: %zu files and MANIFEST.json written to %s\n", manifest["files"].size(), dest.c_str());
+    std::printf("check with: tools/bazel test //paper:audit (or tools/bazel run //paper:audit_tree)\n");
+  } catch (const std::exception& e) {
+    std::cerr << "collect: error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

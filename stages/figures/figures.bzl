@@ -1,0 +1,24 @@
+"""`figure`: one figure of the paper as one `stage` action.
+
+The gnuplot script is a label of its own (wrapped in a filegroup so that the
+stage rule passes it as `--in script/<name>.gp=...`): editing it reruns this
+figure's action and nothing else. Outputs: <name>.png, <name>.pdf, <name>.dat
+(the numbers drawn) and summary.json (caption and derived numbers), plus the
+provenance record that embeds the upstream chain.
+"""
+
+load("//tools:stage.bzl", "stage")
+
+def figure(name, config, script, inputs, **kwargs):
+    native.filegroup(name = name + "_script", srcs = [script])
+    all_inputs = dict(inputs)
+    all_inputs[":" + name + "_script"] = "script"
+    stage(
+        name = name,
+        tool = "//stages/figures:figures",
+        config = config,
+        seed = 0,  # figures draw no random numbers
+        inputs = all_inputs,
+        outs = [name + ".png", name + ".pdf", name + ".dat", "summary.json"],
+        **kwargs
+    )

@@ -1,0 +1,434 @@
+// Figures stage: one figure of the paper per Bazel action.
+//
+// Reads the upstream stages' outputs (CSV tables, HDF5 matrices, summaries),
+// writes the numbers a figure shows into a plain data file (<name>.dat,
+// blocks separated by two blank lines, one per series or heat map; gnuplot's
+// `index`), and runs gnuplot on the figure's script (a label of its own:
+// editing it reruns this figure only) twice, for <name>.png (pngcairo) and
+// <name>.pdf (pdfcairo). summary.json records the caption and every number
+// derived here (least-squares scales, e_rec of each map, means per point).
+//
+// Kinds (config "figure"):
+//  * "xy": series of (x, y[, error]) read from CSV columns; a series either
+//    takes an error column as given or averages the rows that share an x
+//    (mean and standard error over seeds/realisations). Optional horizontal
+//    reference (e.g. ε*), subtraction of a constant (ε_g - σ²), and a power
+//    law reference line (c·x^p).
+//  * "heatmaps": the couplings J and attention maps, each map A shown as c·A
+//    with c = argmin Σ_{i≠j} (J_ij - c A_ij)² (the scale e_rec uses, SPEC §2),
+//    all on one symmetric colour scale.
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <sstream>
+
+#include "lib/core/io.h"
+#include "lib/core/stage.h"
+#include "lib/provenance/literate.h"
+#include "lib/provenance/results.h"
+
+extern char** environ;
+
+namespace potts {
+namespace {
+
+std::string basename_of(const std::string& path) {
+  auto slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// "sample/summary.json" -> {"sample", "summary.json"}.
+std::pair<std::string, std::string> split_key(const std::string& key) {
+  auto slash = key.find('/');
+  if (slash == std::string::npos) return {key, ""};
+  return {key.substr(0, slash), key.substr(slash + 1)};
+}
+
+// Inputs whose stage key matches `key_pattern` and file name `file_pattern`.
+std::vector<std::pair<std::string, std::string>> find_inputs(const Stage& st, const std::string& key_pattern,
+                                                             const std::string& file_pattern) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [key, path] : st.inputs()) {
+    auto [k, f] = split_key(key);
+    if (provenance::matches(key_pattern, k) && provenance::matches(file_pattern, f)) out.push_back({key, path});
+  }
+  if (out.empty()) {
+    std::string have;
+    for (const auto& [key, path] : st.inputs()) have += " " + key;
+    throw StageError("figures: no input matches " + key_pattern + "/" + file_pattern + "; inputs:" + have);
+  }
+  return out;
+}
+
+// Summaries and provenance records of the upstream stages, for the caption.
+std::map<std::string, provenance::StageDocs> stage_docs(const Stage& st) {
+  std::map<std::string, provenance::StageDocs> docs;
+  for (const auto& [key, path] : st.inputs()) {
+    auto [k, f] = split_key(key);
+    if (f == "summary.json") docs[k].summary = nlohmann::json::parse(read_text(path));
+    if (f == "provenance.json") docs[k].provenance = nlohmann::json::parse(read_text(path));
+  }
+  return docs;
+}
+
+// A value from an upstream summary: {"key": "sample", "field": "optimal_test_loss"}.
+double summary_number(const Stage& st, Config c, const std::string& what) {
+  const std::string key = c.string("key"), field = c.string("field");
+  c.finish();
+  const std::string path = st.input(key + "/summary.json");
+  nlohmann::json j = nlohmann::json::parse(read_text(path));
+  const nlohmann::json* v = &j;
+  std::size_t start = 0;
+  while (true) {
+    auto d = field.find('.', start);
+    const std::string part = field.substr(start, d == std::string::npos ? std::string::npos : d - start);
+    if (!v->is_object() || !v->contains(part))
+      throw StageError(path + ": " + what + " needs field '" + field + "', which is missing");
+    v = &(*v)[part];
+    if (d == std::string::npos) break;
+    start = d + 1;
+  }
+  if (!v->is_number()) throw StageError(path + ": field '" + field + "' is not a number");
+  return v->get<double>();
+}
+
+// gnuplot single-quoted string: a quote is doubled.
+std::string gp_string(const std::string& s) {
+  std::string out = "'";
+  for (char ch : s) out += ch == '\'' ? std::string("''") : std::string(1, ch);
+  return out + "'";
+}
+
+std::string gp_number(double x) {
+  if (!std::isfinite(x)) return "NaN";
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", x);
+  std::string s = buf;
+  if (s.find_first_of(".eE") == std::string::npos) s += ".0";  // keep gnuplot from integer arithmetic
+  return s;
+}
+
+std::string gp_array(const std::string& name, const std::vector<std::string>& items) {
+  std::string s = "array " + name + "[" + std::to_string(std::max<std::size_t>(items.size(), 1)) + "] = [";
+  for (std::size_t i = 0; i < items.size(); ++i) s += (i ? ", " : "") + items[i];
+  if (items.empty()) s += "''";
+  return s + "]; ";
+}
+
+struct Series {
+  std::string title;
+  std::vector<double> x, y, err, n;
+};
+
+std::string fmt(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.10g", v);
+  return buf;
+}
+
+// Reads one "xy" series from every matching CSV (a sweep split into many
+// actions contributes one file per action).
+Series read_series(const Stage& st, Config c) {
+  Series s;
+  s.title = c.string("title");
+  const std::string key = c.string("key"), file = c.string("file"), xcol = c.string("x"), ycol = c.string("y");
+  const std::string ecol = c.has("err") ? c.string("err") : "";
+  const bool average = c.has("average") ? c.boolean("average") : ecol.empty();
+  std::vector<double> xs, ys, es;
+  for (const auto& [k, path] : find_inputs(st, key, file)) {
+    auto t = read_csv(path);
+    for (const auto& col : {xcol, ycol, ecol}) {
+      if (col.empty()) continue;
+      if (!t.count(col)) {
+        std::string have;
+        for (const auto& [name, v] : t) have += " " + name;
+        throw StageError(path + ": no column '" + col + "' (series '" + s.title + "'); columns:" + have);
+      }
+    }
+    xs.insert(xs.end(), t[xcol].begin(), t[xcol].end());
+    ys.insert(ys.end(), t[ycol].begin(), t[ycol].end());
+    if (!ecol.empty()) es.insert(es.end(), t[ecol].begin(), t[ecol].end());
+  }
+  c.finish();
+  // Sort by x, stable so that equal x keep file order.
+  std::vector<std::size_t> order(xs.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return xs[a] < xs[b]; });
+  if (!average) {
+    for (auto i : order) {
+      s.x.push_back(xs[i]);
+      s.y.push_back(ys[i]);
+      s.err.push_back(es.empty() ? 0.0 : es[i]);
+      s.n.push_back(1);
+    }
+    return s;
+  }
+  // Mean and standard error (sample standard deviation / sqrt(n)) per x.
+  for (std::size_t a = 0; a < order.size();) {
+    std::size_t b = a;
+    double sum = 0;
+    while (b < order.size() && xs[order[b]] == xs[order[a]]) sum += ys[order[b++]];
+    const double n = double(b - a), mean = sum / n;
+    double ss = 0;
+    for (std::size_t i = a; i < b; ++i) ss += (ys[order[i]] - mean) * (ys[order[i]] - mean);
+    s.x.push_back(xs[order[a]]);
+    s.y.push_back(mean);
+    s.err.push_back(n > 1 ? std::sqrt(ss / (n - 1) / n) : 0.0);
+    s.n.push_back(n);
+    a = b;
+  }
+  return s;
+}
+
+struct Plot {
+  std::string data;                   // the .dat file
+  std::string vars;                   // gnuplot assignments
+  nlohmann::json summary = nlohmann::json::object();
+};
+
+Plot xy_figure(Stage& st, Config& cfg) {
+  Plot p;
+  double subtract = 0;
+  if (cfg.has("subtract")) {
+    subtract = summary_number(st, cfg.section("subtract"), "subtract");
+    p.summary["subtracted"] = subtract;
+  }
+  const bool positive_only = cfg.has("positive_only") && cfg.boolean("positive_only");
+  std::vector<std::string> titles;
+  // "series": {"1_theory": {...}, "2_simulation": {...}}: drawn in key order
+  // (the script refers to them as index 0, 1, ...).
+  Config list = cfg.section("series");
+  std::vector<std::string> ids;
+  for (const auto& [id, v] : list.json().items()) ids.push_back(id);
+  if (ids.empty()) throw StageError(cfg.origin() + ": 'series' must name at least one series");
+  nlohmann::json series_summary = nlohmann::json::array();
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    Series s = read_series(st, list.section(ids[i]));
+    titles.push_back(gp_string(s.title));
+    std::ostringstream block;
+    block << "# series " << i << ": " << s.title << "\n# x y err n\n";
+    // The summary keeps what the text quotes: the last point and the
+    // extremes (e.g. where a curve peaks); the .dat file has every point.
+    nlohmann::json info = {{"title", s.title}, {"points", 0}};
+    auto point = [&](std::size_t k, double y) {
+      return nlohmann::json{{"x", s.x[k]}, {"y", y}, {"err", s.err[k]}, {"n", s.n[k]}};
+    };
+    std::size_t count = 0;
+    for (std::size_t k = 0; k < s.x.size(); ++k) {
+      const double y = s.y[k] - subtract;
+      if (positive_only && !(y > 0)) continue;  // log axis: drop points at or below zero
+      block << fmt(s.x[k]) << " " << fmt(y) << " " << fmt(s.err[k]) << " " << fmt(s.n[k]) << "\n";
+      if (!count || y < info["min"]["y"].get<double>()) info["min"] = point(k, y);
+      if (!count || y > info["max"]["y"].get<double>()) info["max"] = point(k, y);
+      if (!count) info["first"] = point(k, y);
+      info["last"] = point(k, y);
+      info["points"] = ++count;
+    }
+    if (!count) throw StageError(cfg.origin() + ": series '" + s.title + "' has no points to draw");
+    if (i) p.data += "\n\n";
+    p.data += block.str();
+    series_summary.push_back(info);
+  }
+  list.finish();
+  p.summary["series"] = series_summary;
+  p.vars += gp_array("titles", titles) + "n_series = " + std::to_string(titles.size()) + "; ";
+  double hline = NAN;
+  if (cfg.has("hline")) {
+    hline = summary_number(st, cfg.section("hline"), "hline");
+    p.summary["hline"] = hline;
+  }
+  p.vars += "hline = " + gp_number(hline) + "; has_hline = " + (std::isfinite(hline) ? "1" : "0") + "; ";
+  double coef = NAN;
+  if (cfg.has("power_law_coefficient")) {
+    coef = summary_number(st, cfg.section("power_law_coefficient"), "power_law_coefficient");
+    p.summary["power_law_coefficient"] = coef;
+  }
+  p.vars += "power_coef = " + gp_number(coef) + "; ";
+  return p;
+}
+
+// Off-diagonal inner product Σ_{i≠j} A_ij B_ij.
+double offdiag_dot(const arma::mat& a, const arma::mat& b) {
+  double s = 0;
+  for (arma::uword j = 0; j < a.n_cols; ++j)
+    for (arma::uword i = 0; i < a.n_rows; ++i)
+      if (i != j) s += a(i, j) * b(i, j);
+  return s;
+}
+
+std::string matrix_block(const arma::mat& m) {
+  std::string s;
+  for (arma::uword i = 0; i < m.n_rows; ++i) {
+    for (arma::uword j = 0; j < m.n_cols; ++j) s += (j ? " " : "") + fmt(m(i, j));
+    s += "\n";
+  }
+  return s;
+}
+
+Plot heatmap_figure(Stage& st, Config& cfg) {
+  Plot p;
+  Config jc = cfg.section("couplings");
+  const std::string jpath = st.input(jc.string("key") + "/" + jc.string("file"));
+  const arma::mat J = h5_read_matrix(jpath, jc.string("dataset"));
+  const std::string jtitle = jc.string("title");
+  jc.finish();
+  if (J.n_rows != J.n_cols) throw StageError(jpath + ": couplings are not square");
+  arma::mat Jshow = J;
+  Jshow.diag().zeros();
+  double cbmax = arma::abs(Jshow).max();
+  std::vector<arma::mat> shown{Jshow};
+  std::vector<std::string> titles{gp_string(jtitle)}, erec{"0.0"};
+  nlohmann::json maps = nlohmann::json::array();
+  // "maps": {"1_factored": {...}, ...}, drawn in key order after J.
+  Config list = cfg.section("maps");
+  std::vector<std::string> ids;
+  for (const auto& [id, v] : list.json().items()) ids.push_back(id);
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    Config c = list.section(ids[i]);
+    const std::string path = st.input(c.string("key") + "/" + c.string("file"));
+    const std::string ds = c.string("dataset"), title = c.string("title");
+    c.finish();
+    arma::mat A = h5_read_matrix(path, ds);
+    if (A.n_rows != J.n_rows || A.n_cols != J.n_cols)
+      throw StageError(path + ": dataset '" + ds + "' is " + std::to_string(A.n_rows) + "x" +
+                       std::to_string(A.n_cols) + ", expected the shape of J (" + std::to_string(J.n_rows) + "x" +
+                       std::to_string(J.n_cols) + ")");
+    // Least-squares scale c = <J, A> / <A, A> over i != j, and
+    // e_rec = 1 - <J, A>² / (<J, J> <A, A>) (SPEC §2).
+    const double ja = offdiag_dot(J, A), aa = offdiag_dot(A, A), jj = offdiag_dot(J, J);
+    const double c_ls = aa > 0 ? ja / aa : 0.0;
+    const double e = aa > 0 ? 1.0 - ja * ja / (jj * aa) : 1.0;
+    arma::mat S = c_ls * A;
+    S.diag().zeros();
+    shown.push_back(S);
+    cbmax = std::max(cbmax, arma::abs(S).max());
+    titles.push_back(gp_string(title));
+    erec.push_back(gp_number(e));
+    maps.push_back({{"title", title}, {"scale_c", c_ls}, {"reconstruction_error", e}});
+  }
+  list.finish();
+  for (std::size_t i = 0; i < shown.size(); ++i) {
+    if (i) p.data += "\n\n";
+    p.data += "# map " + std::to_string(i) + "\n" + matrix_block(shown[i]);
+  }
+  p.summary["maps"] = maps;
+  p.summary["colour_range"] = cbmax;
+  p.vars += gp_array("titles", titles) + gp_array("erec", erec) + "n_maps = " + std::to_string(shown.size()) +
+            "; cbmax = " + gp_number(cbmax) + "; L = " + std::to_string(J.n_rows) + "; ";
+  return p;
+}
+
+// pdfcairo (cairo 1.16) stamps /CreationDate with the wall clock and ignores
+// SOURCE_DATE_EPOCH; the date has a fixed width, so replacing it by the epoch
+// keeps every xref offset valid and makes the PDF byte-reproducible.
+void fix_pdf_date(const std::string& path) {
+  std::string pdf = read_text(path);
+  const std::string tag = "/CreationDate (D:";
+  auto at = pdf.find(tag);
+  if (at == std::string::npos) return;
+  auto start = at + tag.size();
+  auto end = pdf.find(')', start);
+  if (end == std::string::npos) return;
+  const std::string stamp = pdf.substr(start, end - start);  // YYYYMMDDHHMMSS[Z|+hh'mm']
+  std::string fixed = "19700101000000";
+  fixed += stamp.size() > fixed.size() ? stamp.substr(fixed.size()) : "";
+  if (fixed.size() != stamp.size()) return;
+  for (std::size_t i = 14; i < fixed.size(); ++i)
+    if (std::isdigit(static_cast<unsigned char>(fixed[i]))) fixed[i] = '0';
+  pdf.replace(start, stamp.size(), fixed);
+  write_text_atomic(path, pdf);
+}
+
+void run_gnuplot(const std::vector<std::string>& args, const std::string& script) {
+  std::vector<char*> argv;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  // The action's environment plus a UTF-8 locale (the labels use Greek
+  // letters; without it gnuplot's iconv warns on every run).
+  std::vector<std::string> env_strings;
+  for (char** e = environ; *e; ++e)
+    if (std::strncmp(*e, "LC_ALL=", 7) != 0) env_strings.push_back(*e);
+  env_strings.push_back("LC_ALL=C.UTF-8");
+  std::vector<char*> envp;
+  for (auto& e : env_strings) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  pid_t pid;
+  int rc = posix_spawnp(&pid, "gnuplot", nullptr, nullptr, argv.data(), envp.data());
+  if (rc != 0)
+    throw StageError("cannot run gnuplot (" + std::string(std::strerror(rc)) +
+                     "): install the Debian package gnuplot-nox (tools/bazel does)");
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw StageError(script + ": gnuplot failed (see its message above)");
+}
+
+}  // namespace
+}  // namespace potts
+
+int main(int argc, char** argv) {
+  using namespace potts;
+  return run_stage("figures", "One figure of the paper: data file, then gnuplot to PNG and PDF.", argc, argv,
+                   [](Stage& st) {
+                     Config& cfg = st.config();
+                     const std::string kind = cfg.choice("figure", {"xy", "heatmaps"});
+                     const std::string caption_template = cfg.string("caption");
+                     std::vector<double> size{5.0, 3.5};
+                     if (cfg.has("size_inches")) size = cfg.numbers("size_inches", 1.0, 20.0);
+                     if (size.size() != 2) throw StageError(cfg.origin() + ": size_inches must be [width, height]");
+                     const double font_pt = cfg.has("font_pt") ? cfg.number("font_pt", 4, 30) : 9.0;
+                     const double png_dpi = cfg.has("png_dpi") ? cfg.number("png_dpi", 50, 600) : 200.0;
+
+                     // Which outputs: <name>.png, <name>.pdf, <name>.dat.
+                     std::string png, pdf, dat;
+                     for (const auto& [k, path] : st.outputs()) {
+                       if (provenance::matches("*.png", k)) png = k;
+                       if (provenance::matches("*.pdf", k)) pdf = k;
+                       if (provenance::matches("*.dat", k)) dat = k;
+                     }
+                     if (png.empty() || pdf.empty() || dat.empty())
+                       throw StageError("figures: declare outputs <name>.png, <name>.pdf and <name>.dat");
+                     auto scripts = find_inputs(st, "script", "*.gp");
+                     if (scripts.size() != 1) throw StageError("figures: expected one script/<name>.gp input");
+                     const std::string script = scripts[0].second;
+
+                     Plot p = kind == "xy" ? xy_figure(st, cfg) : heatmap_figure(st, cfg);
+                     const std::string caption =
+                         provenance::fill_placeholders(caption_template, stage_docs(st), cfg.origin() + " caption");
+                     write_text_atomic(st.output(dat), p.data);
+
+                     const std::string common = "datafile = " + gp_string(st.output(dat)) +
+                                                "; caption = " + gp_string(caption) + "; " + p.vars;
+                     const std::string font = "font 'DejaVu Sans," + gp_number(font_pt) + "'";
+                     const double px = png_dpi / 72.0;
+                     char size_pdf[64], size_png[64];
+                     std::snprintf(size_pdf, sizeof size_pdf, "size %.3fin,%.3fin", size[0], size[1]);
+                     std::snprintf(size_png, sizeof size_png, "size %d,%d", int(size[0] * png_dpi),
+                                   int(size[1] * png_dpi));
+                     // The PNG is the PDF page rasterised at png_dpi: pngcairo
+                     // measures fonts in points at 72 dpi, so fonts and lines
+                     // are scaled by dpi/72.
+                     const std::string png_term = "set terminal pngcairo enhanced " + std::string(size_png) + " " +
+                                                  font + " fontscale " + gp_number(px) + " linewidth " +
+                                                  gp_number(px) + "; set output " + gp_string(st.output(png)) + "; ";
+                     const std::string pdf_term = "set terminal pdfcairo enhanced " + std::string(size_pdf) + " " +
+                                                  font + "; set output " + gp_string(st.output(pdf)) + "; ";
+                     for (const auto& term : {png_term, pdf_term})
+                       run_gnuplot({"gnuplot", "-e", "set encoding utf8; " + common + term, script}, script);
+                     fix_pdf_date(st.output(pdf));
+
+                     nlohmann::json summary = p.summary;
+                     summary["figure"] = basename_of(st.output(png)).substr(0, basename_of(st.output(png)).size() - 4);
+                     summary["caption"] = caption;
+                     summary["script"] = scripts[0].first;
+                     summary["script_sha256"] = sha256_file(script);
+                     if (st.wants("summary.json")) st.write_summary(summary);
+                   });
+}

@@ -1,0 +1,13 @@
+# Figure 3 right: test loss ε of factored attention trained on M Potts
+# sequences against α = M/L (SPEC §6), mean ± standard error over
+# realisations, with ε* dashed.
+set key top right box opaque samplen 2
+set logscale x
+set xlabel 'sample ratio α = M/L'
+set ylabel 'test loss ε (nats)'
+set bmargin 5.5
+set offsets 0, 0, graph 0.05, graph 0.05
+set label 99 caption at screen 0.02, screen 0.025 left font ',6' noenhanced
+set grid lt 1 lc rgb '#dddddd' lw 0.5
+plot datafile index 0 using 1:2:3 with yerrorlines pt 7 ps 0.5 lw 1.2 lc rgb '#0072b2' title titles[1], \
+     (has_hline ? hline : NaN) with lines dt 2 lw 1.5 lc rgb 'black' title 'ε*'

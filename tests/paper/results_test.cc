@@ -1,0 +1,256 @@
+// Unit tests of results/ collection and audit (lib/provenance/results.h) on
+// a synthetic three-stage DAG whose records are written by the real stage
+// plumbing (potts::Stage::provenance), and of the literate paper's
+// placeholders (lib/provenance/literate.h). Each failure mode of the audit
+// is provoked and its message must name the file concerned.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "lib/core/io.h"
+#include "lib/core/stage.h"
+#include "lib/provenance/literate.h"
+#include "lib/provenance/results.h"
+
+namespace fs = std::filesystem;
+
+namespace potts::provenance {
+namespace {
+
+std::string tmpdir() {
+  const char* t = std::getenv("TEST_TMPDIR");
+  return t ? t : "/tmp";
+}
+
+bool any_contains(const std::vector<std::string>& problems, const std::string& a, const std::string& b = "") {
+  for (const auto& p : problems)
+    if (p.find(a) != std::string::npos && p.find(b) != std::string::npos) return true;
+  return false;
+}
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += x + "\n";
+  return s;
+}
+
+// Runs one synthetic stage the way run_stage does: outputs under
+// bazel-out/k8-opt/bin/<pkg>/<name>/ of `root`, then its provenance record.
+std::string fake_stage(const std::string& root, const std::string& pkg, const std::string& name,
+                       const std::map<std::string, std::string>& inputs,
+                       const std::map<std::string, std::string>& outputs_text) {
+  const std::string rel = "bazel-out/k8-opt/bin/" + pkg + "/" + name;
+  fs::create_directories(root + "/" + rel);
+  const std::string cfg = root + "/" + name + ".json";
+  write_text_atomic(cfg, "{\"n\": 3}");
+  std::map<std::string, std::string> outs;
+  for (const auto& [k, text] : outputs_text) outs[k] = rel + "/" + k;
+  Stage st(name, Config::load(cfg), 7, inputs, outs);
+  st.config().integer("n");
+  for (const auto& [k, text] : outputs_text) write_text_atomic(root + "/" + rel + "/" + k, text);
+  // Provenance hashes paths relative to the execution root, like Bazel.
+  const auto cwd = fs::current_path();
+  fs::current_path(root);
+  auto rec = st.provenance("//" + pkg + ":" + name, "test", 0.5, {"fake"});
+  fs::current_path(cwd);
+  write_text_atomic(root + "/" + rel + "/provenance.json", rec.dump(2) + "\n");
+  return rel;
+}
+
+struct Dag {
+  std::string root, results;
+  std::vector<IndexEntry> index;
+};
+
+Dag make_dag(const std::string& name) {
+  Dag d;
+  d.root = tmpdir() + "/" + name;
+  fs::remove_all(d.root);
+  fs::create_directories(d.root);
+  d.results = d.root + "/results";
+  auto s = fake_stage(d.root, "stages/sample", "paper", {}, {{"summary.json", "{\"beta\": 0.7}\n"}, {"model.h5", "M"}});
+  auto t = fake_stage(d.root, "stages/train", "paper_factored",
+                      {{"sample/model.h5", s + "/model.h5"},
+                       {"sample/summary.json", s + "/summary.json"},
+                       {"sample/provenance.json", s + "/provenance.json"}},
+                      {{"summary.json", "{\"final_test_loss\": 0.36}\n"}, {"curves.csv", "epoch,test_loss\n1,0.5\n"}});
+  fs::create_directories(d.root + "/stages/figures/scripts");
+  write_text_atomic(d.root + "/stages/figures/scripts/fig2a.gp", "plot x\n");
+  auto f = fake_stage(d.root, "stages/figures", "fig2a",
+                      {{"factored/curves.csv", t + "/curves.csv"},
+                       {"factored/provenance.json", t + "/provenance.json"},
+                       {"script/fig2a.gp", "stages/figures/scripts/fig2a.gp"}},
+                      {{"fig2a.png", "PNG bytes"}, {"fig2a.pdf", "PDF bytes"}, {"summary.json", "{}\n"}});
+  auto files = [&](const std::string& rel, std::vector<std::string> names) {
+    std::vector<std::string> out;
+    for (const auto& n : names) out.push_back(rel + "/" + n);
+    return out;
+  };
+  // The index holds paths relative to the source root (short paths); here
+  // the files sit under bazel-out/..., which is just as good for copying.
+  d.index = {{"//stages/train:paper_factored", files(t, {"summary.json", "curves.csv", "provenance.json"}),
+              {"summary.json", "*.csv"}},
+             {"//stages/figures:fig2a", files(f, {"fig2a.png", "fig2a.pdf", "summary.json", "provenance.json"}),
+              {"*"}}};
+  collect_results(d.index, d.root, d.results);
+  return d;
+}
+
+TEST(Names, RecordsAndDestinations) {
+  EXPECT_EQ(record_name("//stages/train:paper_factored"), "train.paper_factored.json");
+  EXPECT_EQ(record_name("//paper:paper_md"), "paper.paper_md.json");
+  EXPECT_EQ(destination("//stages/figures:fig2a", "fig2a.png"), "figures/fig2a.png");
+  EXPECT_EQ(destination("//stages/train:paper_factored", "curves.csv"), "train/paper_factored/curves.csv");
+  EXPECT_EQ(destination("//paper:paper_md", "paper.md"), "paper.md");
+  EXPECT_TRUE(matches("*.csv", "curves.csv"));
+  EXPECT_TRUE(matches("*", "x"));
+  EXPECT_TRUE(matches("gauss*", "gaussian_3"));
+  EXPECT_FALSE(matches("*.csv", "curves.csv.tmp"));
+  EXPECT_FALSE(matches("summary.json", "provenance.json"));
+}
+
+TEST(Collect, ManifestListsHashesTargetsConfigsAndChains) {
+  Dag d = make_dag("collect");
+  auto m = nlohmann::json::parse(read_text(d.results + "/MANIFEST.json"));
+  const auto& files = m["files"];
+  ASSERT_TRUE(files.contains("figures/fig2a.png"));
+  ASSERT_TRUE(files.contains("train/paper_factored/curves.csv"));
+  ASSERT_TRUE(files.contains("provenance/sample.paper.json")) << "the embedded upstream record is extracted";
+  EXPECT_FALSE(files.contains("sample/paper/model.h5")) << "only indexed targets' files are copied";
+  const auto& fig = files["figures/fig2a.png"];
+  EXPECT_EQ(fig["sha256"], sha256_file(d.results + "/figures/fig2a.png"));
+  EXPECT_EQ(fig["target"], "//stages/figures:fig2a");
+  EXPECT_EQ(fig["seed"], 7);
+  EXPECT_EQ(fig["config"]["n"], 3);
+  EXPECT_EQ(fig["provenance_record"], "provenance/figures.fig2a.json");
+  ASSERT_EQ(fig["chain"].size(), 2u);
+  EXPECT_EQ(fig["chain"][0]["target"], "//stages/train:paper_factored");
+  EXPECT_EQ(fig["chain"][1]["target"], "//stages/sample:paper");
+  // The extracted record has the bytes the downstream stage consumed.
+  auto train_rec = nlohmann::json::parse(read_text(d.results + "/provenance/train.paper_factored.json"));
+  EXPECT_EQ(sha256_file(d.results + "/provenance/sample.paper.json"),
+            train_rec["inputs"]["sample/provenance.json"]["sha256"]);
+  EXPECT_TRUE(audit_results(d.results).empty()) << joined(audit_results(d.results));
+}
+
+TEST(Collect, RerunIsIdenticalAndRemovesStaleFiles) {
+  Dag d = make_dag("rerun");
+  const std::string before = read_text(d.results + "/MANIFEST.json");
+  write_text_atomic(d.results + "/figures/old.png", "stale");
+  collect_results(d.index, d.root, d.results);
+  EXPECT_EQ(read_text(d.results + "/MANIFEST.json"), before);
+  EXPECT_FALSE(fs::exists(d.results + "/figures/old.png"));
+}
+
+TEST(Audit, MissingManifestFailsWithInstructions) {
+  const std::string dir = tmpdir() + "/empty_results";
+  fs::create_directories(dir);
+  auto p = audit_results(dir);
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_NE(p[0].find("MANIFEST.json: missing"), std::string::npos) << p[0];
+  EXPECT_NE(p[0].find("//paper:all"), std::string::npos) << p[0];
+}
+
+TEST(Audit, OneChangedByteFailsNamingTheFile) {
+  Dag d = make_dag("tamper");
+  std::string png = read_text(d.results + "/figures/fig2a.png");
+  png[0] ^= 1;
+  write_text_atomic(d.results + "/figures/fig2a.png", png);
+  auto p = audit_results(d.results);
+  EXPECT_TRUE(any_contains(p, "figures/fig2a.png", "differs from MANIFEST.json")) << joined(p);
+  EXPECT_EQ(p.size(), 1u) << joined(p);
+}
+
+TEST(Audit, MissingAndUnlistedFilesFailNamingThem) {
+  Dag d = make_dag("missing");
+  fs::remove(d.results + "/train/paper_factored/curves.csv");
+  write_text_atomic(d.results + "/figures/extra.png", "x");
+  auto p = audit_results(d.results);
+  EXPECT_TRUE(any_contains(p, "train/paper_factored/curves.csv", "missing")) << joined(p);
+  EXPECT_TRUE(any_contains(p, "figures/extra.png", "not listed")) << joined(p);
+}
+
+// An attacker (or a careless hand) who edits a file and its manifest hash
+// together is still caught: the provenance record holds the output hash.
+TEST(Audit, FileEditedWithManifestUpdatedFailsAgainstItsRecord) {
+  Dag d = make_dag("consistent_edit");
+  write_text_atomic(d.results + "/train/paper_factored/summary.json", "{\"final_test_loss\": 0.1}\n");
+  auto m = nlohmann::json::parse(read_text(d.results + "/MANIFEST.json"));
+  m["files"]["train/paper_factored/summary.json"]["sha256"] =
+      sha256_file(d.results + "/train/paper_factored/summary.json");
+  write_text_atomic(d.results + "/MANIFEST.json", m.dump(2));
+  auto p = audit_results(d.results);
+  EXPECT_TRUE(any_contains(p, "train/paper_factored/summary.json", "train.paper_factored.json")) << joined(p);
+}
+
+TEST(Audit, BrokenChainFailsNamingTheRecord) {
+  Dag d = make_dag("chain");
+  // Drop the sample record from results/ and from the manifest.
+  fs::remove(d.results + "/provenance/sample.paper.json");
+  auto m = nlohmann::json::parse(read_text(d.results + "/MANIFEST.json"));
+  m["files"].erase("provenance/sample.paper.json");
+  // And a record that lost its upstream, rehashed so only the chain is wrong.
+  const std::string rec = d.results + "/provenance/figures.fig2a.json";
+  auto r = nlohmann::json::parse(read_text(rec));
+  r["upstream"].erase("factored");
+  write_text_atomic(rec, r.dump(2) + "\n");
+  for (const auto& f : {"provenance/figures.fig2a.json", "figures/fig2a.png", "figures/fig2a.pdf",
+                        "figures/summary.json"})
+    m["files"][f]["sha256"] = sha256_file(d.results + "/" + f);
+  write_text_atomic(d.results + "/MANIFEST.json", m.dump(2));
+  auto p = audit_results(d.results);
+  EXPECT_TRUE(any_contains(p, "provenance/train.paper_factored.json", "sample.paper.json")) << joined(p);
+  EXPECT_TRUE(any_contains(p, "provenance/figures.fig2a.json", "factored/curves.csv")) << joined(p);
+  EXPECT_TRUE(any_contains(p, "chain incomplete")) << joined(p);
+}
+
+TEST(Audit, UpstreamRecordFromAnotherRunFails) {
+  Dag d = make_dag("other_run");
+  const std::string rec = d.results + "/provenance/sample.paper.json";
+  auto r = nlohmann::json::parse(read_text(rec));
+  r["wall_seconds"] = 99.0;  // same outputs, another run
+  write_text_atomic(rec, r.dump(2) + "\n");
+  auto m = nlohmann::json::parse(read_text(d.results + "/MANIFEST.json"));
+  m["files"]["provenance/sample.paper.json"]["sha256"] = sha256_file(rec);
+  write_text_atomic(d.results + "/MANIFEST.json", m.dump(2));
+  auto p = audit_results(d.results);
+  EXPECT_TRUE(any_contains(p, "provenance/sample.paper.json", "differs from the record")) << joined(p);
+}
+
+TEST(Literate, FillsNumbersStringsAndProvenance) {
+  std::map<std::string, StageDocs> docs;
+  docs["factored"].summary = {{"final_test_loss", 0.361234}, {"epochs", 300}, {"per_seed", {0.1, 0.2}}};
+  docs["factored"].provenance = {{"target", "//stages/train:paper_factored"}, {"seed", 1}};
+  const std::string out = fill_placeholders(
+      "ε = {{factored.final_test_loss:.3f}} after {{factored.epochs}} epochs ({{factored.provenance.target}}, "
+      "seed {{factored.provenance.seed}}), {{factored.final_test_loss}}, {{factored.per_seed.1:.1e}}",
+      docs, "t.md");
+  EXPECT_EQ(out,
+            "ε = 0.361 after 300 epochs (//stages/train:paper_factored, seed 1), 0.3612, 2.0e-01");
+}
+
+TEST(Literate, UnknownPlaceholderNamesLineAndKeys) {
+  std::map<std::string, StageDocs> docs;
+  docs["factored"].summary = {{"final_test_loss", 0.36}};
+  try {
+    fill_placeholders("a\nb {{factored.final_loss}}\n", docs, "paper.md");
+    FAIL() << "no error";
+  } catch (const StageError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("paper.md:2"), std::string::npos) << m;
+    EXPECT_NE(m.find("final_loss"), std::string::npos) << m;
+    EXPECT_NE(m.find("final_test_loss"), std::string::npos) << m;
+  }
+  try {
+    fill_placeholders("{{vanilla.x}}", docs, "paper.md");
+    FAIL() << "no error";
+  } catch (const StageError& e) {
+    EXPECT_NE(std::string(e.what()).find("no stage 'vanilla'"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(fill_placeholders("{{factored.final_test_loss:d}}", docs, "p.md"), StageError);
+  EXPECT_THROW(fill_placeholders("{{factored.final_test_loss", docs, "p.md"), StageError);
+}
+
+}  // namespace
+}  // namespace potts::provenance
