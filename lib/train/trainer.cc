@@ -1,0 +1,158 @@
+#include "lib/train/trainer.h"
+
+#include <cmath>
+#include <numeric>
+
+#include "lib/core/error.h"
+#include "lib/core/rng.h"
+#include "lib/optim/lbfgs.h"
+
+namespace potts {
+namespace train {
+
+double cosine_learning_rate(double lr0, std::uint64_t step, std::uint64_t total_steps) {
+  if (total_steps == 0) return lr0;
+  const double pi = 3.14159265358979323846;
+  return 0.5 * lr0 * (1.0 + std::cos(pi * double(step) / double(total_steps)));
+}
+
+double optimal_test_loss(const PottsModel& truth, const nn::SequenceSet& test) {
+  arma::imat x(test.M, test.L);
+  for (arma::uword m = 0; m < test.M; ++m)
+    for (arma::uword i = 0; i < test.L; ++i) x(m, i) = test.row(m)[i];
+  return potts::optimal_test_loss(truth, x);
+}
+
+static void check_options(const nn::MlmModel& model, const TrainOptions& o) {
+  if (o.optimiser != "sgd" && o.optimiser != "lbfgs")
+    throw StageError("training: optimiser must be \"sgd\" or \"lbfgs\", got \"" + o.optimiser + "\"");
+  if (o.masking != "all_positions" && o.masking != "one_random")
+    throw StageError("training: masking must be \"all_positions\" or \"one_random\", got \"" + o.masking + "\"");
+  if (o.loss_normalisation != "mean" && o.loss_normalisation != "sum_positions")
+    throw StageError("training: loss_normalisation must be \"mean\" or \"sum_positions\"");
+  if (o.masking == "all_positions" && !model.predicts_all_positions())
+    throw StageError("training: masking \"all_positions\" needs a model that predicts every position in one pass (" +
+                     model.kind() + " does not); use \"one_random\"");
+  if (o.optimiser == "lbfgs" && o.masking != "all_positions")
+    throw StageError("training: the full-batch L-BFGS optimiser needs masking \"all_positions\"");
+  if (o.epochs < 1 || o.batch_size < 1 || o.eval_every < 1 || o.lbfgs_iterations_per_epoch < 1)
+    throw StageError("training: epochs, batch_size, eval_every and lbfgs_iterations_per_epoch must be positive");
+}
+
+static void check_finite(double x, const char* what, int epoch) {
+  if (!std::isfinite(x))
+    throw StageError(std::string("training diverged: the ") + what + " is " + (std::isnan(x) ? "NaN" : "infinite") +
+                     " at epoch " + std::to_string(epoch) + "; no result is written (lower lr0?)");
+}
+
+static double l2_norm2(nn::MlmModel& model) {
+  double s = 0.0;
+  for (auto& p : model.parameters()) s += arma::accu(arma::square(*p.value));
+  return s;
+}
+
+TrainResult train_mlm(nn::MlmModel& model, const nn::SequenceSet& train, const nn::SequenceSet& test,
+                      const PottsModel& truth, const TrainOptions& o, std::uint64_t seed,
+                      const std::function<void(const EpochRecord&)>& on_epoch) {
+  check_options(model, o);
+  if (train.L != truth.L() || test.L != truth.L())
+    throw StageError("training: sequence length differs from the Potts model's L");
+  TrainResult result;
+  const double eps_star = optimal_test_loss(truth, test);
+  const bool all = o.masking == "all_positions";
+  const arma::uword M = train.M, L = train.L;
+
+  auto record = [&](int epoch, double train_loss, double lr) {
+    check_finite(train_loss, "training loss", epoch);
+    nn::Evaluation e = model.evaluate(test);
+    check_finite(e.test_loss, "test loss", epoch);
+    EpochRecord r;
+    r.epoch = epoch;
+    r.train_loss = train_loss;
+    r.test_loss = e.test_loss;
+    r.optimal_test_loss = eps_star;
+    r.reconstruction_error = reconstruction_error(truth.couplings_J, e.attention_map);
+    r.lr = lr;
+    result.curve.push_back(r);
+    result.final = std::move(e);
+    if (on_epoch) on_epoch(r);
+  };
+
+  if (o.optimiser == "lbfgs") {
+    // Full batch: f(theta) = (summed cross-entropy over all positions) / norm + l2 ||theta||^2.
+    nn::Batch batch;
+    batch.data = &train;
+    batch.rows.resize(M);
+    std::iota(batch.rows.begin(), batch.rows.end(), arma::uword(0));
+    batch.masked.assign(M, nn::kAllPositions);
+    const double norm = o.loss_normalisation == "mean" ? double(M * L) : double(M);
+    double last_loss = 0.0;
+    Objective f = [&](const arma::vec& x, arma::vec& grad) {
+      nn::unpack_parameters(model, x);
+      model.zero_gradients();
+      const double loss = model.forward_backward(batch, true);
+      last_loss = loss / double(M * L);
+      grad = nn::pack_gradients(model) / norm + 2.0 * o.l2 * x;
+      return loss / norm + o.l2 * arma::dot(x, x);
+    };
+    arma::vec x = nn::pack_parameters(model);
+    LbfgsOptions lo;
+    lo.max_iterations = o.lbfgs_iterations_per_epoch;
+    lo.gradient_tolerance = 1e-9;
+    for (int epoch = 1; epoch <= o.epochs; ++epoch) {
+      LbfgsResult r = lbfgs_minimize(f, x, lo);
+      x = r.x;
+      nn::unpack_parameters(model, x);
+      arma::vec g;
+      f(x, g);  // training loss at the accepted point
+      if (epoch % o.eval_every == 0 || epoch == o.epochs) record(epoch, last_loss, 0.0);
+      if (r.status == LbfgsStatus::kGradientConverged || r.status == LbfgsStatus::kLineSearchFailed) {
+        if (epoch % o.eval_every != 0 && epoch != o.epochs) record(epoch, last_loss, 0.0);
+        break;  // converged (or at the floating-point floor): further rounds change nothing
+      }
+    }
+    return result;
+  }
+
+  // Stochastic gradient descent with cosine-annealed learning rate.
+  Rng order_rng(seed, streams::kBatches), mask_rng(seed, streams::kMasks);
+  std::vector<arma::uword> order(M);
+  std::iota(order.begin(), order.end(), arma::uword(0));
+  std::vector<int> masked(M, nn::kAllPositions);
+  const std::uint64_t steps_per_epoch = (M + o.batch_size - 1) / o.batch_size;
+  const std::uint64_t total_steps = steps_per_epoch * std::uint64_t(o.epochs);
+  std::uint64_t step = 0;
+  std::vector<nn::Param> params = model.parameters();
+  for (int epoch = 1; epoch <= o.epochs; ++epoch) {
+    for (arma::uword k = M; k > 1; --k) std::swap(order[k - 1], order[order_rng.below(k)]);
+    if (!all)
+      for (arma::uword m = 0; m < M; ++m) masked[m] = int(mask_rng.below(L));
+    const double epoch_lr = cosine_learning_rate(o.lr0, step, total_steps);
+    double loss_sum = 0.0, predictions = 0.0;
+    for (arma::uword b0 = 0; b0 < M; b0 += o.batch_size, ++step) {
+      nn::Batch batch;
+      batch.data = &train;
+      for (arma::uword k = b0; k < std::min<arma::uword>(M, b0 + o.batch_size); ++k) {
+        batch.rows.push_back(order[k]);
+        batch.masked.push_back(masked[order[k]]);
+      }
+      model.zero_gradients();
+      const double loss = model.forward_backward(batch, true);
+      const double n_pred = double(batch.predictions());
+      loss_sum += loss;
+      predictions += n_pred;
+      const double scale = o.loss_normalisation == "mean" ? 1.0 / n_pred : 1.0 / double(batch.rows.size());
+      const double lr = cosine_learning_rate(o.lr0, step, total_steps);
+      for (auto& p : params) {
+        if (o.l2 > 0.0) *p.value *= (1.0 - 2.0 * lr * o.l2);
+        *p.value -= (lr * scale) * *p.grad;
+      }
+    }
+    if (!std::isfinite(loss_sum)) check_finite(loss_sum, "training loss", epoch);
+    if (epoch % o.eval_every == 0 || epoch == o.epochs) record(epoch, loss_sum / predictions, epoch_lr);
+  }
+  return result;
+}
+
+}  // namespace train
+}  // namespace potts

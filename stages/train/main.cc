@@ -1,0 +1,149 @@
+// Train stage (SPEC.md section 2, figure 2a-c): trains factored
+// self-attention or a vanilla transformer by masked language modelling on
+// the sample stage's data, and records the learning curves, the final
+// parameters and the attention map.
+//
+// Inputs:  sample/train.h5, sample/test.h5 ("sequences", M x L colours),
+//          sample/model.h5 (couplings_J, colour_similarity_U, beta).
+// Outputs: params.h5 (every parameter by name, "attention_map", "couplings_J"),
+//          curves.csv (epoch, train_loss, test_loss, optimal_test_loss,
+//          reconstruction_error, lr), summary.json, provenance.json.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+
+#include "lib/core/stage.h"
+#include "lib/nn/factored_attention.h"
+#include "lib/nn/transformer.h"
+#include "lib/train/trainer.h"
+
+using namespace potts;
+
+int main(int argc, char** argv) {
+  return run_stage("train", "Masked language modelling of Potts sequences (factored attention or vanilla transformer)",
+                   argc, argv, [](Stage& st) {
+    Config& cfg = st.config();
+    // --- configuration (validated before any work) ---
+    const std::string kind = cfg.choice("model", {"factored", "vanilla"});
+    train::TrainOptions to;
+    to.optimiser = cfg.choice("optimiser", {"sgd", "lbfgs"});
+    to.epochs = int(cfg.integer("epochs", 1, 100000));
+    to.batch_size = int(cfg.integer("batch_size", 1, 1000000));
+    to.lr0 = to.optimiser == "sgd" ? cfg.number("lr0", 0.0, 100.0) : 0.0;
+    to.loss_normalisation = cfg.choice("loss_normalisation", {"mean", "sum_positions"});
+    to.masking = cfg.choice("masking", {"all_positions", "one_random"});
+    to.l2 = cfg.number("l2", 0.0, 1e6);
+    to.eval_every = int(cfg.integer("eval_every", 1, 100000));
+    if (to.optimiser == "lbfgs") to.lbfgs_iterations_per_epoch = int(cfg.integer("lbfgs_iterations_per_epoch", 1, 100000));
+    double std_A = 0, std_V = 0;
+    nn::TransformerOptions tro;
+    if (kind == "factored") {
+      std_A = cfg.number("init_std_A", 0.0, 100.0);
+      std_V = cfg.number("init_std_V", 0.0, 100.0);
+    } else {
+      tro.layers = cfg.integer("layers", 1, 100);
+      tro.d = cfg.integer("d", 1, 10000);
+      tro.ffn_width = cfg.integer("ffn_width", 1, 100000);
+      tro.head = cfg.choice("head", {"linear", "tutorial"});
+      tro.output_projection = cfg.boolean("output_projection");
+      tro.layernorm_eps = cfg.number_open("layernorm_eps", 0.0, 1.0);
+    }
+    cfg.finish();
+
+    // --- data ---
+    const std::string model_path = st.input("sample/model.h5");
+    PottsModel truth;
+    truth.couplings_J = h5_read_matrix(model_path, "couplings_J");
+    truth.colour_similarity_U = h5_read_matrix(model_path, "colour_similarity_U");
+    truth.beta = h5_read_matrix(model_path, "beta")(0, 0);
+    const arma::uword L = truth.L(), C = truth.C();
+    if (truth.couplings_J.n_cols != L || truth.colour_similarity_U.n_cols != C)
+      throw StageError(model_path + ": couplings_J and colour_similarity_U must be square");
+    const std::string train_path = st.input("sample/train.h5"), test_path = st.input("sample/test.h5");
+    const arma::imat train_x = h5_read_imatrix(train_path, "sequences"), test_x = h5_read_imatrix(test_path, "sequences");
+    for (auto [x, p] : {std::make_pair(&train_x, &train_path), std::make_pair(&test_x, &test_path)})
+      if (x->n_cols != L)
+        throw StageError(*p + ": dataset 'sequences' has " + std::to_string(x->n_cols) +
+                         " columns; expected L = " + std::to_string(L) + " (from " + model_path + ")");
+    const nn::SequenceSet train = nn::to_sequence_set(train_x, C, train_path + " 'sequences'");
+    const nn::SequenceSet test = nn::to_sequence_set(test_x, C, test_path + " 'sequences'");
+
+    // --- model ---
+    std::unique_ptr<nn::MlmModel> model;
+    if (kind == "factored") {
+      auto fa = std::make_unique<nn::FactoredAttention>(L, C);
+      fa->initialise(std_A, std_V, st.seed());
+      model = std::move(fa);
+    } else {
+      tro.L = L;
+      tro.C = C;
+      auto tr = std::make_unique<nn::VanillaTransformer>(tro);
+      tr->initialise(st.seed());
+      model = std::move(tr);
+    }
+
+    // --- training ---
+    const auto t0 = std::chrono::steady_clock::now();
+    train::TrainResult res = train::train_mlm(*model, train, test, truth, to, st.seed(), [&](const train::EpochRecord& r) {
+      std::fprintf(stderr, "train %s: epoch %d/%d  train %.5f  test %.5f  eps* %.5f  e_rec %.4f  lr %.4g\n",
+                   kind.c_str(), r.epoch, to.epochs, r.train_loss, r.test_loss, r.optimal_test_loss,
+                   r.reconstruction_error, r.lr);
+    });
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+    // --- outputs (only after training succeeded) ---
+    H5Writer h5;
+    for (auto& p : model->parameters()) h5.matrix(p.name, *p.value);
+    h5.matrix("attention_map", res.final.attention_map);
+    h5.matrix("couplings_J", truth.couplings_J);
+    h5.save(st.output("params.h5"));
+
+    CsvTable csv({"epoch", "train_loss", "test_loss", "optimal_test_loss", "reconstruction_error", "lr"});
+    for (const auto& r : res.curve)
+      csv.row({double(r.epoch), r.train_loss, r.test_loss, r.optimal_test_loss, r.reconstruction_error, r.lr});
+    csv.save(st.output("curves.csv"));
+
+    const train::EpochRecord& last = res.curve.back();
+    nlohmann::json s;
+    s["model"] = kind;
+    s["L"] = L;
+    s["C"] = C;
+    s["train_sequences"] = train.M;
+    s["test_sequences"] = test.M;
+    s["beta"] = truth.beta;
+    s["final_train_loss"] = last.train_loss;
+    s["test_loss"] = last.test_loss;
+    s["optimal_test_loss"] = last.optimal_test_loss;
+    s["gap"] = last.test_loss - last.optimal_test_loss;
+    s["reconstruction_error"] = last.reconstruction_error;
+    s["epochs_run"] = last.epoch;
+    s["parameters"] = nn::parameter_count(*model);
+    s["optimiser"] = to.optimiser;
+    s["epochs"] = to.epochs;
+    s["batch_size"] = to.batch_size;
+    s["lr0"] = to.lr0;
+    s["lr_schedule"] = to.optimiser == "sgd" ? "cosine to 0 over all steps" : "none (line search)";
+    s["loss_normalisation"] = to.loss_normalisation;
+    s["masking"] = to.masking;
+    s["l2"] = to.l2;
+    if (kind == "factored") {
+      s["init"] = {{"A", "N(0, init_std_A^2) off the diagonal"}, {"V", "N(0, init_std_V^2)"},
+                   {"init_std_A", std_A}, {"init_std_V", std_V}};
+    } else {
+      s["layers"] = tro.layers;
+      s["d"] = tro.d;
+      s["ffn_width"] = tro.ffn_width;
+      s["head"] = tro.head;
+      s["output_projection"] = tro.output_projection;
+      s["layernorm_eps"] = tro.layernorm_eps;
+      s["init"] = "Xavier-uniform weights, zero biases, LayerNorm gamma 1 beta 0";
+      s["attention_map"] = tro.layers >= 2 ? "mean of the last two layers' masked-position rows" :
+                                             "the layer's masked-position rows";
+    }
+    s["training_seconds"] = seconds;
+    st.write_summary(s);
+    st.facts()["training_seconds"] = seconds;
+    st.facts()["seconds_per_epoch"] = seconds / double(last.epoch);
+  });
+}
