@@ -27,13 +27,13 @@ arma::mat goe_couplings(int L, Rng& rng) {
 
 arma::mat precision_matrix(const arma::mat& couplings_J_tilde, double Delta, const std::string& field) {
   if (!(Delta > 2.0))
-    throw StageError("'" + field + "' = " + num(Delta) +
+    throw StageError(field + " = " + num(Delta) +
                      ": must exceed 2 so that the precision P = Delta*I - J_tilde is positive definite "
                      "(the GOE spectrum of J_tilde fills [-2, 2])");
   arma::mat P = Delta * arma::eye(couplings_J_tilde.n_rows, couplings_J_tilde.n_cols) - couplings_J_tilde;
   arma::vec ev = arma::eig_sym(P);
   if (!(ev.min() > 0.0))
-    throw StageError("'" + field + "' = " + num(Delta) +
+    throw StageError(field + " = " + num(Delta) +
                      ": precision P = Delta*I - J_tilde is not positive definite (smallest eigenvalue " +
                      num(ev.min()) + "; the largest eigenvalue of J_tilde is " + num(Delta - ev.min()) +
                      "); choose a larger Delta");
@@ -151,6 +151,19 @@ std::vector<double> alpha_values(const AlphaGrid& g, const std::string& origin) 
   return u;
 }
 
+AlphaGrid alpha_grid_from(Config& c) {
+  AlphaGrid g;
+  g.alpha_min = c.number_open("alpha_min", 0, 1e9);
+  g.alpha_max = c.number_open("alpha_max", 0, 1e9);
+  g.points_per_decade = static_cast<int>(c.integer("points_per_decade", 0, 10000));
+  g.dense_min = c.number_open("dense_min", 0, 1e9);
+  g.dense_max = c.number_open("dense_max", 0, 1e9);
+  g.dense_points = static_cast<int>(c.integer("dense_points", 0, 100000));
+  c.finish();
+  alpha_values(g, c.origin() + ": alpha grid");  // validates
+  return g;
+}
+
 std::vector<arma::uword> sample_counts(const std::vector<double>& alphas, arma::uword D, const std::string& origin) {
   if (alphas.empty()) throw StageError(origin + ": empty alpha grid");
   std::vector<arma::uword> n;
@@ -163,6 +176,25 @@ std::vector<arma::uword> sample_counts(const std::vector<double>& alphas, arma::
   std::sort(n.begin(), n.end());
   n.erase(std::unique(n.begin(), n.end()), n.end());
   return n;
+}
+
+double loglog_slope(const std::vector<double>& alpha, const std::vector<double>& y, double offset, double lo,
+                    double hi) {
+  std::vector<double> u, v;
+  for (size_t k = 0; k < alpha.size(); ++k) {
+    if (alpha[k] < lo || alpha[k] > hi) continue;
+    if (!(y[k] > offset))
+      throw StageError("loglog_slope: y - offset = " + num(y[k] - offset) + " <= 0 at alpha = " + num(alpha[k]));
+    u.push_back(std::log(alpha[k]));
+    v.push_back(std::log(y[k] - offset));
+  }
+  if (u.size() < 3) throw StageError("loglog_slope: fewer than 3 points in [" + num(lo) + ", " + num(hi) + "]");
+  double mu = 0, mv = 0;
+  for (size_t k = 0; k < u.size(); ++k) mu += u[k], mv += v[k];
+  mu /= u.size(), mv /= u.size();
+  double suv = 0, suu = 0;
+  for (size_t k = 0; k < u.size(); ++k) suv += (u[k] - mu) * (v[k] - mv), suu += (u[k] - mu) * (u[k] - mu);
+  return suv / suu;
 }
 
 }  // namespace potts::gaussian

@@ -11,6 +11,7 @@
 
 #include <armadillo>
 
+#include "lib/core/config.h"
 #include "lib/core/error.h"
 #include "lib/core/rng.h"
 
@@ -20,7 +21,7 @@ namespace potts::gaussian {
 // [-2, 2]. Entries drawn row by row over the upper triangle (i ≤ j).
 arma::mat goe_couplings(int L, Rng& rng);
 
-// P = Δ·I - J̃. Throws StageError naming `field` (the config key of Δ) when
+// P = Δ·I - J̃. Throws StageError naming `field` (e.g. "f.json: key 'Delta'") when
 // Δ ≤ 2 or when P is not positive definite (finite-L spectra can poke past 2).
 arma::mat precision_matrix(const arma::mat& couplings_J_tilde, double Delta, const std::string& field = "Delta");
 
@@ -71,9 +72,18 @@ struct AlphaGrid {
 };
 std::vector<double> alpha_values(const AlphaGrid& grid, const std::string& origin = "alpha_grid");
 
+// Reads an AlphaGrid from a config section {alpha_min, alpha_max,
+// points_per_decade, dense_min, dense_max, dense_points} and checks it.
+AlphaGrid alpha_grid_from(Config& section);
+
 // Integer sample counts n = round(α D) ≥ 1 for a grid (duplicates removed,
 // sorted); errors for α ≤ 0 or an empty grid.
 std::vector<arma::uword> sample_counts(const std::vector<double>& alphas, arma::uword D,
                                        const std::string& origin = "alpha_grid");
+
+// Least-squares slope of log(y - offset) against log α over α ∈ [lo, hi]
+// (the α⁻¹ tail: slope -1). Error if fewer than 3 points or y ≤ offset.
+double loglog_slope(const std::vector<double>& alpha, const std::vector<double>& y, double offset, double lo,
+                    double hi);
 
 }  // namespace potts::gaussian

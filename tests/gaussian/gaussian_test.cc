@@ -60,13 +60,13 @@ TEST(Precision, DeltaAtMostTwoIsAnError) {
   arma::mat J = goe_couplings(20, rng);
   for (double Delta : {2.0, 1.5, -1.0}) {
     std::string e = error_of([&] { precision_matrix(J, Delta); });
-    EXPECT_NE(e.find("'Delta'"), std::string::npos) << e;
+    EXPECT_NE(e.find("Delta = "), std::string::npos) << e;
     EXPECT_NE(e.find("must exceed 2"), std::string::npos) << e;
   }
   // Δ > 2 but a spectrum reaching past Δ: not positive definite, named.
   arma::mat big = 2.5 * arma::eye(5, 5);
-  std::string e = error_of([&] { precision_matrix(big, 2.2, "model.Delta"); });
-  EXPECT_NE(e.find("'model.Delta'"), std::string::npos) << e;
+  std::string e = error_of([&] { precision_matrix(big, 2.2, "m.json: key 'Delta'"); });
+  EXPECT_NE(e.find("m.json: key 'Delta' = 2.2"), std::string::npos) << e;
   EXPECT_NE(e.find("not positive definite"), std::string::npos) << e;
   EXPECT_EQ(error_of([&] { precision_matrix(J, 3.0); }), "");
 }

@@ -1,0 +1,81 @@
+// Stage gaussian_sim/merge: gathers the chunks of the simulation into one
+// table per α (mean, standard error, spread of ε_g over realisations) and
+// one table of all realisations; checks that every (α, realisation) of the
+// model's grid is present exactly once.
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "lib/core/stage.h"
+#include "lib/gaussian/gaussian.h"
+
+using namespace potts;
+
+int main(int argc, char** argv) {
+  return run_stage("gaussian_merge", "merge the simulation chunks of the Gaussian model", argc, argv, [](Stage& st) {
+    st.config();  // no keys
+    const auto model = nlohmann::json::parse(read_text(st.input("model/summary.json")));
+    const auto chunks = model.at("chunks").get<std::int64_t>();
+    const auto n_grid = model.at("sample_counts").get<std::vector<std::uint64_t>>();
+    const auto R = model.at("realisations").get<std::uint64_t>();
+    const double D = model.at("D").get<double>(), sigma2 = model.at("sigma2").get<double>();
+
+    // (α index, realisation) -> row
+    std::map<std::pair<std::uint64_t, std::uint64_t>, std::vector<double>> rows;
+    const std::vector<std::string> cols = {"alpha", "n", "alpha_index", "realisation", "eps_g", "m", "q", "w_norm"};
+    for (std::int64_t c = 0; c < chunks; ++c) {
+      const std::string path = st.input("chunk" + std::to_string(c) + "/realisations.csv");
+      auto t = read_csv(path);
+      const size_t N = t.at("eps_g").size();
+      for (size_t r = 0; r < N; ++r) {
+        std::vector<double> row;
+        for (const auto& name : cols) row.push_back(t.at(name).at(r));
+        auto key = std::make_pair(static_cast<std::uint64_t>(row[2]), static_cast<std::uint64_t>(row[3]));
+        if (!rows.emplace(key, row).second)
+          throw StageError(path + ": alpha index " + std::to_string(key.first) + ", realisation " +
+                           std::to_string(key.second) + " appears in two chunks");
+      }
+    }
+    if (rows.size() != n_grid.size() * R)
+      throw StageError("merge: expected " + std::to_string(n_grid.size() * R) + " realisations, found " +
+                       std::to_string(rows.size()));
+
+    CsvTable all(cols);
+    CsvTable per_alpha({"alpha", "n", "eps_g_mean", "eps_g_stderr", "eps_g_median", "eps_g_min", "eps_g_max",
+                        "m_mean", "q_mean", "realisations"});
+    std::vector<double> alphas, means;
+    for (size_t k = 0; k < n_grid.size(); ++k) {
+      arma::vec eps(R), m(R), q(R);
+      for (std::uint64_t r = 0; r < R; ++r) {
+        auto it = rows.find({k, r});
+        if (it == rows.end())
+          throw StageError("merge: alpha index " + std::to_string(k) + ", realisation " + std::to_string(r) +
+                           " missing from every chunk");
+        if (it->second[1] != static_cast<double>(n_grid[k]))
+          throw StageError("merge: chunk rows were made with a different alpha grid than the model's");
+        all.row(it->second);
+        eps(r) = it->second[4], m(r) = it->second[5], q(r) = it->second[6];
+      }
+      const double alpha = n_grid[k] / D;
+      per_alpha.row({alpha, static_cast<double>(n_grid[k]), arma::mean(eps), arma::stddev(eps) / std::sqrt(double(R)),
+                     arma::median(eps), eps.min(), eps.max(), arma::mean(m), arma::mean(q), static_cast<double>(R)});
+      alphas.push_back(alpha);
+      means.push_back(arma::mean(eps));
+    }
+    all.save(st.output("realisations.csv"));
+    per_alpha.save(st.output("simulation.csv"));
+
+    nlohmann::json s = model;  // D, Delta, lambda, sigma2, masked index, grid, ...
+    s["model_seed"] = model.at("seed");
+    s.erase("seed");
+    size_t peak = std::max_element(means.begin(), means.end()) - means.begin();
+    s["peak_alpha"] = alphas[peak];
+    s["peak_eps_g_mean"] = means[peak];
+    try {
+      s["tail_slope_8_100"] = gaussian::loglog_slope(alphas, means, sigma2, 8, 100);
+    } catch (const StageError&) {
+      s["tail_slope_8_100"] = nullptr;  // the grid does not reach the tail
+    }
+    st.write_summary(s);
+  });
+}
