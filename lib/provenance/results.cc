@@ -114,12 +114,12 @@ std::string record_name(const std::string& target) {
   return s + ".json";
 }
 
-std::string destination(const std::string& target, const std::string& basename) {
+std::string destination(const std::string& target, const std::string& stage, const std::string& basename) {
   auto [pkg, name] = split_label(target);
-  const std::string s = short_package(pkg);
-  if (s == "figures") return "figures/" + basename;
-  if (s == "paper") return basename;
-  return s + "/" + name + "/" + basename;
+  if (stage == "figures")
+    return "figures/" + (basename.rfind(name + ".", 0) == 0 ? basename : name + "." + basename);
+  if (stage == "paper") return basename;
+  return short_package(pkg) + "/" + name + "/" + basename;
 }
 
 std::vector<IndexEntry> read_index(const std::string& path) {
@@ -218,7 +218,9 @@ nlohmann::json collect_results(const std::vector<IndexEntry>& index, const std::
       bool wanted = false;
       for (const auto& p : e.patterns) wanted = wanted || matches(p, base);
       if (!wanted) continue;
-      const std::string rel = destination(e.target, base);
+      auto r = records.find(e.target);
+      const std::string stage = r == records.end() ? "" : r->second.value("stage", std::string());
+      const std::string rel = destination(e.target, stage, base);
       copy_atomic(src_root + "/" + f, dest + "/" + rel);
       describe(e.target, rel);
     }

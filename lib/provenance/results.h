@@ -34,10 +34,12 @@ std::vector<IndexEntry> read_index(const std::string& path);
 // "//stages/train:paper_factored" -> "train.paper_factored.json" (the
 // record's name under results/provenance/).
 std::string record_name(const std::string& target);
-// Where a file of `target` with this basename goes inside results/:
-// figures -> "figures/<base>", //paper targets -> "<base>", other stages ->
-// "<stage>/<name>/<base>".
-std::string destination(const std::string& target, const std::string& basename);
+// Where a file of `target` (whose record names `stage`) with this basename
+// goes inside results/: a figure's own files -> "figures/<base>" and its
+// other files -> "figures/<name>.<base>" (fig2a.summary.json); the paper
+// stage -> "<base>"; any other stage -> "<package>/<name>/<base>" with a
+// leading "stages/" dropped (train/paper_factored/curves.csv).
+std::string destination(const std::string& target, const std::string& stage, const std::string& basename);
 // Shell-style match with '*' only.
 bool matches(const std::string& pattern, const std::string& name);
 

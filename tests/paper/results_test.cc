@@ -42,11 +42,11 @@ std::string fake_stage(const std::string& root, const std::string& pkg, const st
                        const std::map<std::string, std::string>& outputs_text) {
   const std::string rel = "bazel-out/k8-opt/bin/" + pkg + "/" + name;
   fs::create_directories(root + "/" + rel);
-  const std::string cfg = root + "/" + name + ".json";
+  const std::string cfg = root + "/" + pkg.substr(pkg.rfind('/') + 1) + "_" + name + ".json";
   write_text_atomic(cfg, "{\"n\": 3}");
   std::map<std::string, std::string> outs;
   for (const auto& [k, text] : outputs_text) outs[k] = rel + "/" + k;
-  Stage st(name, Config::load(cfg), 7, inputs, outs);
+  Stage st(pkg.substr(pkg.rfind('/') + 1), Config::load(cfg), 7, inputs, outs);  // "stages/train" -> "train"
   st.config().integer("n");
   for (const auto& [k, text] : outputs_text) write_text_atomic(root + "/" + rel + "/" + k, text);
   // Provenance hashes paths relative to the execution root, like Bazel.
@@ -100,9 +100,10 @@ Dag make_dag(const std::string& name) {
 TEST(Names, RecordsAndDestinations) {
   EXPECT_EQ(record_name("//stages/train:paper_factored"), "train.paper_factored.json");
   EXPECT_EQ(record_name("//paper:paper_md"), "paper.paper_md.json");
-  EXPECT_EQ(destination("//stages/figures:fig2a", "fig2a.png"), "figures/fig2a.png");
-  EXPECT_EQ(destination("//stages/train:paper_factored", "curves.csv"), "train/paper_factored/curves.csv");
-  EXPECT_EQ(destination("//paper:paper_md", "paper.md"), "paper.md");
+  EXPECT_EQ(destination("//stages/figures:fig2a", "figures", "fig2a.png"), "figures/fig2a.png");
+  EXPECT_EQ(destination("//stages/figures:fig2a", "figures", "summary.json"), "figures/fig2a.summary.json");
+  EXPECT_EQ(destination("//stages/train:paper_factored", "train", "curves.csv"), "train/paper_factored/curves.csv");
+  EXPECT_EQ(destination("//paper:paper_md", "paper", "paper.md"), "paper.md");
   EXPECT_TRUE(matches("*.csv", "curves.csv"));
   EXPECT_TRUE(matches("*", "x"));
   EXPECT_TRUE(matches("gauss*", "gaussian_3"));
@@ -196,7 +197,7 @@ TEST(Audit, BrokenChainFailsNamingTheRecord) {
   r["upstream"].erase("factored");
   write_text_atomic(rec, r.dump(2) + "\n");
   for (const auto& f : {"provenance/figures.fig2a.json", "figures/fig2a.png", "figures/fig2a.pdf",
-                        "figures/summary.json"})
+                        "figures/fig2a.summary.json"})
     m["files"][f]["sha256"] = sha256_file(d.results + "/" + f);
   write_text_atomic(d.results + "/MANIFEST.json", m.dump(2));
   auto p = audit_results(d.results);

@@ -1,0 +1,115 @@
+// End to end on the fixture DAG (tests/paper/BUILD): the figure actions ran
+// under Bazel; here their outputs are collected into a results/ directory,
+// audited, and each figure is redrawn outside Bazel from its provenance
+// record's command line, which must give the same bytes (PNG, PDF with its
+// creation date pinned, data file, summary).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "lib/core/io.h"
+#include "lib/provenance/results.h"
+
+namespace fs = std::filesystem;
+
+namespace potts::provenance {
+namespace {
+
+std::string tmpdir() {
+  const char* t = std::getenv("TEST_TMPDIR");
+  return t ? t : "/tmp";
+}
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += x + "\n";
+  return s;
+}
+
+// bazel-out/<config>/bin/x -> x (the runfiles path of a generated file).
+std::string runfile(const std::string& path) {
+  if (path.rfind("bazel-out/", 0) != 0) return path;
+  auto bin = path.find("/bin/");
+  return path.substr(bin + 5);
+}
+
+std::string quote(const std::string& s) { return "'" + s + "'"; }
+
+// Re-runs a figure stage from its record into dir; returns the exit code.
+int rerun(const nlohmann::json& rec, const std::string& dir, const std::string& config_override = "") {
+  fs::create_directories(dir);
+  const auto& argv = rec["command"];
+  std::string cmd = quote("stages/figures/figures");
+  for (std::size_t i = 1; i < argv.size(); ++i) {
+    const std::string a = argv[i];
+    const std::string next = i + 1 < argv.size() ? argv[i + 1].get<std::string>() : "";
+    if (a == "--status") {
+      ++i;
+    } else if (a == "--in") {
+      auto eq = next.find('=');
+      cmd += " --in " + quote(next.substr(0, eq + 1) + runfile(next.substr(eq + 1)));
+      ++i;
+    } else if (a == "--out") {
+      auto eq = next.find('=');
+      cmd += " --out " + quote(next.substr(0, eq + 1) + dir + "/" + next.substr(0, eq));
+      ++i;
+    } else if (a == "--provenance") {
+      cmd += " --provenance " + quote(dir + "/provenance.json");
+      ++i;
+    } else if (a == "--config" && !config_override.empty()) {
+      cmd += " --config " + quote(config_override);
+      ++i;
+    } else {
+      cmd += " " + quote(a);
+    }
+  }
+  cmd += " 2> " + quote(dir + "/stderr.txt");
+  return std::system(cmd.c_str());
+}
+
+TEST(Pipeline, CollectedFixtureResultsPassTheAudit) {
+  const std::string dest = tmpdir() + "/results";
+  auto m = collect_results(read_index("tests/paper/fx_index.json"), ".", dest);
+  auto p = audit_results(dest);
+  EXPECT_TRUE(p.empty()) << joined(p);
+  const auto& fig = m["files"]["figures/fx_curves.png"];
+  ASSERT_TRUE(fig.contains("chain"));
+  std::vector<std::string> chain;
+  for (const auto& c : fig["chain"]) chain.push_back(c["target"]);
+  EXPECT_NE(std::find(chain.begin(), chain.end(), "//tests/paper:fx_sample"), chain.end()) << fig["chain"].dump();
+  EXPECT_TRUE(m["files"].contains("provenance/tests.paper.fx_sample.json"));
+  // A changed byte is caught and named.
+  std::string png = read_text(dest + "/figures/fx_maps.png");
+  png[png.size() / 2] ^= 0x20;
+  write_text_atomic(dest + "/figures/fx_maps.png", png);
+  p = audit_results(dest);
+  ASSERT_EQ(p.size(), 1u) << joined(p);
+  EXPECT_NE(p[0].find("figures/fx_maps.png"), std::string::npos) << p[0];
+}
+
+TEST(Pipeline, FiguresAreByteReproducible) {
+  for (const std::string name : {"fx_curves", "fx_maps", "fx_sweep"}) {
+    const std::string bazel_dir = "tests/paper/" + name;
+    auto rec = nlohmann::json::parse(read_text(bazel_dir + "/provenance.json"));
+    const std::string dir = tmpdir() + "/redraw_" + name;
+    ASSERT_EQ(rerun(rec, dir), 0) << read_text(dir + "/stderr.txt");
+    for (const std::string& out : {name + ".png", name + ".pdf", name + ".dat", std::string("summary.json")})
+      EXPECT_EQ(sha256_file(dir + "/" + out), sha256_file(bazel_dir + "/" + out)) << name << ": " << out;
+  }
+}
+
+TEST(Pipeline, MissingColumnIsAClearError) {
+  auto rec = nlohmann::json::parse(read_text("tests/paper/fx_curves/provenance.json"));
+  const std::string dir = tmpdir() + "/bad_column";
+  fs::create_directories(dir);
+  auto cfg = rec["config"];
+  cfg["series"]["1"]["y"] = "test_los";
+  write_text_atomic(dir + "/bad.json", cfg.dump());
+  EXPECT_NE(rerun(rec, dir, dir + "/bad.json"), 0);
+  const std::string err = read_text(dir + "/stderr.txt");
+  EXPECT_NE(err.find("curves.csv: no column 'test_los'"), std::string::npos) << err;
+}
+
+}  // namespace
+}  // namespace potts::provenance
