@@ -1,0 +1,90 @@
+// Single-chain Gibbs sampler of the generalised Potts model (SPEC.md sec. 1).
+//
+// Sites are updated cyclically, i = 0 .. L-1 (one sweep = L updates), each
+// from its exact conditional (eq. 5)
+//
+//   p(s_i = a | s_\i) = softmax_a( F(i, a) ),   F(i, a) = beta sum_{j != i} J_ij U[a, s_j].
+//
+// The local fields F (L x C) are kept up to date incrementally: when site j
+// changes from colour b to colour c, every row i gains beta J_ij (U[:, c] -
+// U[:, b]); J_jj = 0 leaves row j itself unchanged. A site whose colour does
+// not change costs only the draw. Every `refresh_sweeps` sweeps the fields
+// are recomputed from scratch (a fixed schedule, so rounding drift is bounded
+// and the chain stays deterministic).
+//
+// A draw uses one uniform u from Rng(seed, stream) and the inverse CDF of
+// the softmax weights w_a = exp(F(i, a) - max_b F(i, b)), Z = sum_a w_a,
+// with the colours in the order: current colour b first, then the others
+// ascending. So the site keeps b iff u Z < w_b (the common case at low
+// temperature: one comparison), else the first colour whose cumulative
+// weight exceeds u Z is taken. Any fixed order is an exact inverse CDF.
+// The weights of site i are cached and recomputed only when row i of F has
+// changed since. For a diagonal U (the standard Potts model) a change of s_j
+// from b to c touches only columns b and c of F, and just those weights are
+// updated, relative to a per-row reference (the row's max when last computed
+// in full; recomputed when a weight would leave [e^-708, e^600]). exp is computed by fast_exp below (our
+// own, deterministic on every machine and library, within 2 ulp of exp), so
+// the chain is exact up to double rounding and depends on (seed, stream) only.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include <armadillo>
+
+#include "lib/core/rng.h"
+#include "lib/potts/model.h"
+
+namespace potts {
+
+// exp(max(x, -708)), within 2 ulp of exp for -708 <= x <= 709 (a weight
+// below e^-708 against one of order 1 can never be drawn by a 53-bit
+// uniform). Our own code: the same bits on every x86-64 build and library.
+double fast_exp(double x);
+
+class GibbsSampler {
+ public:
+  // Initial sequence uniformly random (first L draws of the stream), as in
+  // the paper (appendix A).
+  GibbsSampler(const PottsModel& model, std::uint64_t seed, std::uint64_t stream);
+
+  // One sweep: updates sites 0 .. L-1 in order.
+  void sweep();
+  void sweeps(std::uint64_t n);
+  // One heat-bath update of site i from eq. 5 (public for tests).
+  void update(arma::uword i);
+
+  arma::irowvec sequence() const;
+  // Replaces the state and recomputes the fields.
+  void set_sequence(const arma::irowvec& s);
+  // The incrementally maintained fields F (L x C).
+  arma::mat fields() const;
+  // Recomputes F from scratch: F(i, a) = sum_j betaJ(i, j) U[a, s_j], j ascending.
+  void refresh_fields();
+  // Recompute the fields every n sweeps (0: never; default 1000).
+  void set_refresh_sweeps(std::uint64_t n) { refresh_sweeps_ = n; }
+
+  std::uint64_t updates() const { return updates_; }
+  std::uint64_t changes() const { return changes_; }  // updates that changed the colour
+  arma::uword L() const { return L_; }
+  arma::uword C() const { return C_; }
+
+ private:
+  void run(std::uint64_t rounds, arma::uword first, arma::uword last);
+
+  arma::uword L_, C_, Cp_, Lp_;  // Cp_, Lp_: C, L padded to a multiple of 4 (vector width)
+  bool diagonal_U_ = false;
+  std::vector<double> betaJ_;   // L x L: row j holds beta J_{., j} (symmetric), contiguous
+  std::vector<double> Ucol_;    // C x Cp: row c holds column c of U, zero padded
+  std::vector<double> F_;       // L x Cp: row i holds F(i, .); padding -inf (weight 0)
+  std::vector<double> W_;       // L x Cp: cached weights exp(F(i, a) - ref_i)
+  std::vector<double> ref_;     // L: reference of row i (its max when last computed in full)
+  std::vector<double> Z_;       // L: cached sum of row i of W
+  std::vector<unsigned char> state_;  // L: whether W, Z of row i are current
+  std::vector<double> dU_;      // scratch: U[:, c] - U[:, b]
+  std::vector<double> tmp_;     // scratch: 2 Lp
+  std::vector<int> s_;
+  Rng rng_;
+  std::uint64_t refresh_sweeps_ = 1000, sweeps_done_ = 0, updates_ = 0, changes_ = 0;
+};
+
+}  // namespace potts
