@@ -1,5 +1,6 @@
 // Scientific regression tests of fig. 3 left (SPEC.md sections 4-5, claim 4)
-// on the quick stage outputs (D = 40, λ = 1e-4, 30 realisations per α):
+// on the stage outputs of one scale (GAUSSIAN_SCALE: quick, D = 40, or
+// paper, D = 200; λ = 1e-4, 30 realisations per α):
 //   * simulation and replica theory agree away from the threshold;
 //   * both peak at the interpolation threshold α = 1;
 //   * the tail decays as α⁻¹;
@@ -21,13 +22,20 @@
 namespace potts {
 namespace {
 
+#ifndef GAUSSIAN_SCALE
+#define GAUSSIAN_SCALE quick
+#endif
+#define GAUSSIAN_STR2(x) #x
+#define GAUSSIAN_STR(x) GAUSSIAN_STR2(x)
+const std::string kScale = GAUSSIAN_STR(GAUSSIAN_SCALE);
+
 nlohmann::json json_of(const std::string& path) { return nlohmann::json::parse(read_text(path)); }
 
 struct Outputs {
-  nlohmann::json sim_summary = json_of("stages/gaussian_sim/quick/summary.json");
-  nlohmann::json theory_summary = json_of("stages/replica/quick/summary.json");
-  std::map<std::string, std::vector<double>> sim = read_csv("stages/gaussian_sim/quick/simulation.csv");
-  std::map<std::string, std::vector<double>> theory = read_csv("stages/replica/quick/theory.csv");
+  nlohmann::json sim_summary = json_of("stages/gaussian_sim/" + kScale + "/summary.json");
+  nlohmann::json theory_summary = json_of("stages/replica/" + kScale + "/summary.json");
+  std::map<std::string, std::vector<double>> sim = read_csv("stages/gaussian_sim/" + kScale + "/simulation.csv");
+  std::map<std::string, std::vector<double>> theory = read_csv("stages/replica/" + kScale + "/theory.csv");
 };
 
 TEST(GaussianScience, SameModelInBothStages) {
