@@ -1,0 +1,94 @@
+// Stage potts_alpha/merge: collects the chunks of the sample-complexity
+// experiment (SPEC.md section 6, figure 3 right) into
+//   potts_alpha.csv   alpha = M/L, M, mean test loss, its standard error
+//                     (sample sd / sqrt(n)), n, mean training loss, mean
+//                     e_rec, fraction converged, eps*;
+//   realisations.csv  every realisation, ordered by (M, realisation);
+//   summary.json      eps*, the peak, the losses at the smallest and the
+//                     largest M, convergence counts.
+// Fails if a (M, realisation) pair is missing or duplicated.
+#include <cmath>
+#include <map>
+
+#include "lib/core/stage.h"
+
+using namespace potts;
+
+int main(int argc, char** argv) {
+  return run_stage("potts_alpha_merge", "merge of the sample-complexity chunks", argc, argv, [](Stage& st) {
+    st.config().finish();
+    const auto plan = nlohmann::json::parse(read_text(st.input("plan/summary.json")));
+    const auto chunks = plan.at("chunks").get<int>();
+    const auto grid = plan.at("M_grid").get<std::vector<int>>();
+    const auto R = plan.at("realisations").get<int>();
+    const double L = plan.at("L").get<double>(), eps_star = plan.at("optimal_test_loss").get<double>();
+
+    // (M, r) -> row of values, in the chunk tables' column order
+    std::vector<std::string> cols = {"M", "alpha", "realisation", "test_loss", "train_loss", "objective",
+                                     "reconstruction_error", "converged", "status", "iterations", "gradient_norm"};
+    std::map<std::pair<int, int>, std::vector<double>> rows;
+    for (int k = 0; k < chunks; ++k) {
+      const std::string path = st.input("chunk" + std::to_string(k) + "/realisations.csv");
+      auto t = read_csv(path);
+      for (auto& c : cols)
+        if (!t.count(c)) throw StageError(path + ": column '" + c + "' missing");
+      for (size_t n = 0; n < t["M"].size(); ++n) {
+        std::vector<double> v;
+        for (auto& c : cols) v.push_back(t[c][n]);
+        auto key = std::make_pair(int(v[0]), int(v[2]));
+        if (!rows.emplace(key, v).second)
+          throw StageError(path + ": duplicate realisation M = " + std::to_string(key.first) + ", r = " +
+                           std::to_string(key.second));
+      }
+    }
+    CsvTable all(cols);
+    CsvTable curve({"alpha", "M", "test_loss_mean", "test_loss_se", "n", "train_loss_mean", "reconstruction_error_mean",
+                    "converged_fraction", "optimal_test_loss"});
+    nlohmann::json points = nlohmann::json::array();
+    int not_converged = 0;
+    double peak_mean = -1, peak_alpha = 0, peak_se = 0;
+    for (int M : grid) {
+      std::vector<double> x;
+      double tr = 0, er = 0, conv = 0;
+      for (int r = 0; r < R; ++r) {
+        auto it = rows.find({M, r});
+        if (it == rows.end())
+          throw StageError("merge: realisation M = " + std::to_string(M) + ", r = " + std::to_string(r) +
+                           " missing from the chunks");
+        all.row(it->second);
+        x.push_back(it->second[3]);
+        tr += it->second[4];
+        er += it->second[6];
+        conv += it->second[7];
+      }
+      const double n = double(x.size());
+      double mean = 0, var = 0;
+      for (double v : x) mean += v / n;
+      for (double v : x) var += (v - mean) * (v - mean) / (n - 1);
+      const double se = std::sqrt(var / n);
+      not_converged += int(n - conv);
+      curve.row({M / L, double(M), mean, se, n, tr / n, er / n, conv / n, eps_star});
+      points.push_back({{"M", M}, {"alpha", M / L}, {"test_loss_mean", mean}, {"test_loss_se", se}});
+      if (mean > peak_mean) peak_mean = mean, peak_alpha = M / L, peak_se = se;
+    }
+    if (rows.size() != grid.size() * size_t(R))
+      throw StageError("merge: the chunks hold realisations outside the plan's grid");
+    curve.save(st.output("potts_alpha.csv"));
+    all.save(st.output("realisations.csv"));
+    nlohmann::json s;
+    s["L"] = L;
+    s["optimal_test_loss"] = eps_star;
+    s["beta"] = plan.at("beta");
+    s["hamming_distance_train"] = plan.at("hamming_distance_train");
+    s["estimator"] = plan.at("estimator");
+    s["realisations"] = R;
+    s["points"] = points;
+    s["peak"] = {{"alpha", peak_alpha}, {"test_loss_mean", peak_mean}, {"test_loss_se", peak_se}};
+    s["smallest_M"] = points.front();
+    s["largest_M"] = points.back();
+    s["largest_M_gap"] = points.back()["test_loss_mean"].get<double>() - eps_star;
+    s["fits"] = rows.size();
+    s["not_converged"] = not_converged;
+    st.write_summary(s);
+  });
+}
