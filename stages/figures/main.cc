@@ -122,6 +122,42 @@ std::string gp_array(const std::string& name, const std::vector<std::string>& it
   return s + "]; ";
 }
 
+// gnuplot double-quoted string (escapes \\ and \", newlines as \n).
+std::string gp_dquoted(const std::string& s) {
+  std::string out = "\"";
+  for (char ch : s) {
+    if (ch == '\\' || ch == '"') out += '\\';
+    if (ch == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += ch;
+  }
+  return out + "\"";
+}
+
+// Greedy word wrap at `width` characters (UTF-8 aware: counts code points).
+std::vector<std::string> wrap(const std::string& text, std::size_t width) {
+  auto length = [](const std::string& w) {
+    std::size_t n = 0;
+    for (unsigned char ch : w) n += (ch & 0xC0) != 0x80;
+    return n;
+  };
+  std::vector<std::string> lines;
+  std::string line;
+  std::istringstream words(text);
+  std::string w;
+  while (words >> w) {
+    if (!line.empty() && length(line) + 1 + length(w) > width) {
+      lines.push_back(line);
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + w;
+  }
+  if (!line.empty()) lines.push_back(line);
+  return lines;
+}
+
 struct Series {
   std::string title;
   std::vector<double> x, y, err, n;
@@ -404,8 +440,19 @@ int main(int argc, char** argv) {
                          provenance::fill_placeholders(caption_template, stage_docs(st), cfg.origin() + " caption");
                      write_text_atomic(st.output(dat), p.data);
 
-                     const std::string common = "datafile = " + gp_string(st.output(dat)) +
-                                                "; caption = " + gp_string(caption) + "; " + p.vars;
+                     // The caption sits under the plot in 6 pt type, wrapped to
+                     // the figure's width; the scripts put the plot's bottom
+                     // edge at plot_bottom and the caption's first line at
+                     // caption_y (screen coordinates).
+                     const auto lines = wrap(caption, static_cast<std::size_t>(size[0] * 17));
+                     std::string wrapped;
+                     for (std::size_t i = 0; i < lines.size(); ++i) wrapped += (i ? "\n" : "") + lines[i];
+                     const double line_frac = 8.0 / (72.0 * size[1]);
+                     const double caption_y = 0.012 + (lines.size() - 0.5) * line_frac;
+                     const double plot_bottom = caption_y + 0.5 * line_frac + 0.7 / size[1];
+                     const std::string common = "datafile = " + gp_string(st.output(dat)) + "; caption = " +
+                                                gp_dquoted(wrapped) + "; caption_y = " + gp_number(caption_y) +
+                                                "; plot_bottom = " + gp_number(plot_bottom) + "; " + p.vars;
                      const std::string font = "font 'DejaVu Sans," + gp_number(font_pt) + "'";
                      const double px = png_dpi / 72.0;
                      char size_pdf[64], size_png[64];

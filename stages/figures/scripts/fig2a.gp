@@ -6,9 +6,9 @@ set border lw 1
 set key top right box opaque samplen 2 spacing 1.1
 set xlabel 'epoch'
 set ylabel 'test loss ε (nats)'
-set bmargin 5.5
+set bmargin at screen plot_bottom
 set offsets 0, 0, graph 0.05, graph 0.05
-set label 99 caption at screen 0.02, screen 0.025 left font ',6' noenhanced
+set label 99 caption at screen 0.02, screen caption_y left font ',6' noenhanced
 set grid lt 1 lc rgb '#dddddd' lw 0.5
 colours = '#0072b2 #d55e00 #009e73 #cc79a7'
 plot for [i=1:n_series] datafile index (i-1) using 1:2 with lines lw 1.5 lc rgb word(colours, i) title titles[i], \

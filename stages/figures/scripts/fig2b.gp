@@ -1,7 +1,7 @@
 # Figure 2b: the couplings J and the attention maps, each map scaled by its
 # least-squares factor c against J, on one symmetric colour scale.
 # Variables: datafile, caption, titles[], erec[], n_maps, cbmax, L.
-set multiplot layout 1, n_maps margins 0.06, 0.89, 0.24, 0.84 spacing 0.02
+set multiplot layout 1, n_maps margins 0.06, 0.89, plot_bottom, 0.84 spacing 0.02
 set size ratio -1
 unset key
 set palette defined (-1 '#2166ac', 0 '#f7f7f7', 1 '#b2182b')
@@ -12,7 +12,7 @@ set tics scale 0.5 font ',6'
 set xtics 0, 5
 set ytics 0, 5
 unset colorbox
-set label 99 caption at screen 0.01, screen 0.03 left font ',6' noenhanced
+set label 99 caption at screen 0.01, screen caption_y left font ',6' noenhanced
 do for [i=1:n_maps] {
   if (i == 1) { set title titles[i] } else { set title sprintf('%s  (e_{rec} = %.2f)', titles[i], erec[i]) }
   set xlabel 'j' offset 0, 0.8 font ',7'

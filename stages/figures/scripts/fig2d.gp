@@ -3,8 +3,8 @@
 set key top left box opaque samplen 2
 set xlabel 'perturbation a'
 set ylabel 'test loss ε (nats)'
-set bmargin 5.5
-set label 99 caption at screen 0.02, screen 0.025 left font ',6' noenhanced
+set bmargin at screen plot_bottom
+set label 99 caption at screen 0.02, screen caption_y left font ',6' noenhanced
 set grid lt 1 lc rgb '#dddddd' lw 0.5
 set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05
 plot datafile index 0 using 1:2:3 with yerrorlines pt 7 ps 0.6 lw 1.5 lc rgb '#0072b2' title titles[1], \

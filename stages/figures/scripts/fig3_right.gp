@@ -5,9 +5,9 @@ set key top right box opaque samplen 2
 set logscale x
 set xlabel 'sample ratio α = M/L'
 set ylabel 'test loss ε (nats)'
-set bmargin 5.5
+set bmargin at screen plot_bottom
 set offsets 0, 0, graph 0.05, graph 0.05
-set label 99 caption at screen 0.02, screen 0.025 left font ',6' noenhanced
+set label 99 caption at screen 0.02, screen caption_y left font ',6' noenhanced
 set grid lt 1 lc rgb '#dddddd' lw 0.5
 plot datafile index 0 using 1:2:3 with yerrorlines pt 7 ps 0.5 lw 1.2 lc rgb '#0072b2' title titles[1], \
      (has_hline ? hline : NaN) with lines dt 2 lw 1.5 lc rgb 'black' title 'ε*'
