@@ -1,23 +1,58 @@
 #include "lib/nn/layers.h"
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include <cblas.h>
 
 namespace potts {
 namespace nn {
 
-// A read-only view of `n` columns of M starting at column `c0` (no copy).
-static const arma::mat cols_view(const arma::mat& M, arma::uword c0, arma::uword n) {
-  return arma::mat(const_cast<double*>(M.colptr(c0)), M.n_rows, n, /*copy_aux_mem=*/false, /*strict=*/true);
-}
-static arma::mat cols_view(arma::mat& M, arma::uword c0, arma::uword n) {
-  return arma::mat(M.colptr(c0), M.n_rows, n, /*copy_aux_mem=*/false, /*strict=*/true);
+// exp(x) for x <= 0, in place over an array (softmax weights after the
+// maximum is subtracted). Written as plain IEEE arithmetic so that the same
+// bits come out on every x86-64 machine (libm's exp dispatches on the CPU)
+// and so that the loop vectorises: x = k ln2 + r with |r| <= ln2/2, exp(r) by
+// its Taylor series to r^13 (truncation < 2e-16 relative), times 2^k built in
+// the exponent bits. x < -708 is clamped to -708 (a weight of 1e-308 next to
+// the maximum's 1, i.e. zero for every purpose here).
+void exp_nonpositive(double* x, arma::uword n) {
+  const double log2e = 1.4426950408889634, ln2_hi = 0.693147180369123816490, ln2_lo = 1.90821492927058770002e-10;
+  const double shifter = 6755399441055744.0;  // 1.5 * 2^52: adding it rounds to an integer
+  for (arma::uword k = 0; k < n; ++k) {
+    const double xc = x[k] < -708.0 ? -708.0 : x[k];
+    const double t = xc * log2e + shifter;
+    const double kf = t - shifter;  // round(x / ln2)
+    const double r = (xc - kf * ln2_hi) - kf * ln2_lo;
+    double p = 1.0 / 6227020800.0;  // 1/13!
+    p = p * r + 1.0 / 479001600.0;
+    p = p * r + 1.0 / 39916800.0;
+    p = p * r + 1.0 / 3628800.0;
+    p = p * r + 1.0 / 362880.0;
+    p = p * r + 1.0 / 40320.0;
+    p = p * r + 1.0 / 5040.0;
+    p = p * r + 1.0 / 720.0;
+    p = p * r + 1.0 / 120.0;
+    p = p * r + 1.0 / 24.0;
+    p = p * r + 1.0 / 6.0;
+    p = p * r + 0.5;
+    p = p * r + 1.0;
+    p = p * r + 1.0;
+    std::uint64_t bits;
+    std::memcpy(&bits, &t, sizeof bits);  // low bits of t hold k
+    bits = (bits + 1023) << 52;           // 2^k
+    double scale;
+    std::memcpy(&scale, &bits, sizeof scale);
+    x[k] = p * scale;
+  }
 }
 
 // ---------------------------------------------------------------------------
 void linear_forward(arma::mat& Y, const arma::mat& X, const arma::mat& W, const arma::mat& b) {
   // X: in x T, W: out x in, b: out x 1 -> Y: out x T (one BLAS product)
   Y.set_size(W.n_rows, X.n_cols);
-  Y = W * X;
+  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, W.n_rows, X.n_cols, W.n_cols, 1.0, W.memptr(), W.n_rows,
+              X.memptr(), X.n_rows, 0.0, Y.memptr(), Y.n_rows);  // Y = W X
   const arma::uword out = W.n_rows;
   const double* bp = b.memptr();
   for (arma::uword t = 0; t < X.n_cols; ++t) {
@@ -29,9 +64,19 @@ void linear_forward(arma::mat& Y, const arma::mat& X, const arma::mat& W, const 
 void linear_backward(arma::mat* dX, arma::mat& dW, arma::mat& db, const arma::mat& dY, const arma::mat& X,
                      const arma::mat& W) {
   // in the forward pass this was: Y = W X + b 1^T, so now we have:
-  dW += dY * X.t();                // dL/dW = dY X^T
-  db += arma::sum(dY, 1);          // dL/db = dY 1
-  if (dX) *dX += W.t() * dY;       // dL/dX = W^T dY
+  // dL/dW += dY X^T
+  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, dY.n_rows, X.n_rows, dY.n_cols, 1.0, dY.memptr(), dY.n_rows,
+              X.memptr(), X.n_rows, 1.0, dW.memptr(), dW.n_rows);
+  // dL/db += dY 1
+  double* dbp = db.memptr();
+  for (arma::uword t = 0; t < dY.n_cols; ++t) {
+    const double* dy = dY.colptr(t);
+    for (arma::uword o = 0; o < dY.n_rows; ++o) dbp[o] += dy[o];
+  }
+  // dL/dX += W^T dY
+  if (dX)
+    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, W.n_cols, dY.n_cols, W.n_rows, 1.0, W.memptr(), W.n_rows,
+                dY.memptr(), dY.n_rows, 1.0, dX->memptr(), dX->n_rows);
 }
 
 // ---------------------------------------------------------------------------
@@ -108,52 +153,133 @@ void layernorm_backward(arma::mat& dX, arma::mat& dgamma, arma::mat& dbeta, cons
 }
 
 // ---------------------------------------------------------------------------
+// The per-sequence products are L x L x d = 8000 multiply-adds at paper
+// size: hand-written loops in "axpy" form (inner loops run over contiguous
+// memory with independent elements, so the compiler vectorises them without
+// reordering any sum) beat a BLAS call per sequence.
+//
+// Kt: the keys of sequence b transposed (L x d, column c = feature c of all
+// keys), so that a score column is a sum of contiguous columns.
+static void transpose_block(double* out, const double* in, arma::uword d, arma::uword L) {
+  // in: d x L column-major -> out: L x d column-major
+  for (arma::uword k = 0; k < L; ++k)
+    for (arma::uword c = 0; c < d; ++c) out[c * L + k] = in[k * d + c];
+}
+
+// The kernels are templates on (L, d): with the paper's sizes known at
+// compile time the loops are unrolled and kept in registers; kL = 0 is the
+// general case. Both give the same numbers (same operations, same order).
+template <arma::uword kL, arma::uword kD>
+static void attention_forward_impl(arma::mat& O, arma::mat& P, const arma::mat& Q, const arma::mat& K,
+                                   const arma::mat& V, arma::uword L_rt, arma::uword Lq) {
+  const arma::uword L = kL ? kL : L_rt, d = kD ? kD : Q.n_rows, dv = kD ? kD : V.n_rows, B = K.n_cols / L;
+  const double scale = 1.0 / std::sqrt(double(d));
+  O.set_size(dv, B * Lq);
+  P.set_size(L, B * Lq);
+  std::vector<double> Kt(L * d), heap_acc(kL ? 0 : L), heap_acc_o(kD ? 0 : dv);
+  double local_acc[kL ? kL : 1], local_acc_o[kD ? kD : 1];
+  double* acc = kL ? local_acc : heap_acc.data();
+  double* acc_o = kD ? local_acc_o : heap_acc_o.data();
+  for (arma::uword b = 0; b < B; ++b) {
+    transpose_block(Kt.data(), K.colptr(b * L), d, L);
+    const double* Vb = V.colptr(b * L);
+    for (arma::uword q = 0; q < Lq; ++q) {
+      const double* qv = Q.colptr(b * Lq + q);
+      double* p = P.colptr(b * Lq + q);
+      // S[:, q] = K_b^T q / sqrt(d), accumulated in a local buffer
+      for (arma::uword k = 0; k < L; ++k) acc[k] = 0.0;
+      for (arma::uword c = 0; c < d; ++c) {
+        const double w = qv[c] * scale;
+        const double* kt = &Kt[c * L];
+        for (arma::uword k = 0; k < L; ++k) acc[k] += w * kt[k];
+      }
+      for (arma::uword k = 0; k < L; ++k) p[k] = acc[k];
+      // P[:, q] = softmax(S[:, q])
+      double mx = p[0];
+      for (arma::uword k = 1; k < L; ++k) mx = std::max(mx, p[k]);
+      for (arma::uword k = 0; k < L; ++k) p[k] -= mx;
+      exp_nonpositive(p, L);
+      double z = 0.0;
+      for (arma::uword k = 0; k < L; ++k) z += p[k];
+      const double inv = 1.0 / z;
+      for (arma::uword k = 0; k < L; ++k) p[k] *= inv;
+      // O[:, q] = V_b P[:, q]
+      double* o = O.colptr(b * Lq + q);
+      for (arma::uword c = 0; c < dv; ++c) acc_o[c] = 0.0;
+      for (arma::uword k = 0; k < L; ++k) {
+        const double w = p[k];
+        const double* v = Vb + k * dv;
+        for (arma::uword c = 0; c < dv; ++c) acc_o[c] += w * v[c];
+      }
+      for (arma::uword c = 0; c < dv; ++c) o[c] = acc_o[c];
+    }
+  }
+}
+
+template <arma::uword kL, arma::uword kD>
+static void attention_backward_impl(arma::mat& dQ, arma::mat& dK, arma::mat& dV, const arma::mat& dO,
+                                    const arma::mat& P, const arma::mat& Q, const arma::mat& K, const arma::mat& V,
+                                    arma::uword L_rt, arma::uword Lq) {
+  const arma::uword L = kL ? kL : L_rt, d = kD ? kD : Q.n_rows, dv = kD ? kD : V.n_rows, B = K.n_cols / L;
+  const double scale = 1.0 / std::sqrt(double(d));
+  std::vector<double> Vt(L * dv), heap_ds(kL ? 0 : L), heap_dq(kD ? 0 : d);
+  double local_ds[kL ? kL : 1], local_dq[kD ? kD : 1];
+  double* ds = kL ? local_ds : heap_ds.data();
+  double* dq_acc = kD ? local_dq : heap_dq.data();
+  for (arma::uword b = 0; b < B; ++b) {
+    transpose_block(Vt.data(), V.colptr(b * L), dv, L);
+    const double* Kb = K.colptr(b * L);
+    double* dKb = dK.colptr(b * L);
+    double* dVb = dV.colptr(b * L);
+    for (arma::uword q = 0; q < Lq; ++q) {
+      const double* p = P.colptr(b * Lq + q);
+      const double* dout = dO.colptr(b * Lq + q);
+      const double* qv = Q.colptr(b * Lq + q);
+      double* dq = dQ.colptr(b * Lq + q);
+      // forward: O[:, q] = V_b P[:, q], so dV_b[:, k] += P[k, q] dO[:, q] and dP[:, q] = V_b^T dO[:, q]
+      for (arma::uword k = 0; k < L; ++k) {
+        const double w = p[k];
+        double* dv_k = dVb + k * dv;
+        for (arma::uword c = 0; c < dv; ++c) dv_k[c] += w * dout[c];
+      }
+      for (arma::uword k = 0; k < L; ++k) ds[k] = 0.0;
+      for (arma::uword c = 0; c < dv; ++c) {
+        const double w = dout[c];
+        const double* vt = &Vt[c * L];
+        for (arma::uword k = 0; k < L; ++k) ds[k] += w * vt[k];
+      }
+      // forward: P = softmax(S), so dS = P (dP - <P, dP>); times 1/sqrt(d) from S = K^T Q / sqrt(d)
+      double dot = 0.0;
+      for (arma::uword k = 0; k < L; ++k) dot += p[k] * ds[k];
+      for (arma::uword k = 0; k < L; ++k) ds[k] = scale * p[k] * (ds[k] - dot);
+      // forward: S[k, q] = K_b[:, k] . Q[:, q], so dQ[:, q] += sum_k dS[k] K_b[:, k], dK_b[:, k] += dS[k] Q[:, q]
+      for (arma::uword c = 0; c < d; ++c) dq_acc[c] = 0.0;
+      for (arma::uword k = 0; k < L; ++k) {
+        const double w = ds[k];
+        const double* kv = Kb + k * d;
+        double* dk = dKb + k * d;
+        for (arma::uword c = 0; c < d; ++c) dq_acc[c] += w * kv[c];
+        for (arma::uword c = 0; c < d; ++c) dk[c] += w * qv[c];
+      }
+      for (arma::uword c = 0; c < d; ++c) dq[c] += dq_acc[c];
+    }
+  }
+}
+
 void attention_forward(arma::mat& O, arma::mat& P, const arma::mat& Q, const arma::mat& K, const arma::mat& V,
                        arma::uword L, arma::uword Lq) {
-  const arma::uword d = Q.n_rows, B = K.n_cols / L;
-  const double scale = 1.0 / std::sqrt(double(d));
-  O.set_size(V.n_rows, B * Lq);
-  P.set_size(L, B * Lq);
-  for (arma::uword b = 0; b < B; ++b) {
-    const arma::mat Qb = cols_view(Q, b * Lq, Lq), Kb = cols_view(K, b * L, L), Vb = cols_view(V, b * L, L);
-    arma::mat Pb = cols_view(P, b * Lq, Lq), Ob = cols_view(O, b * Lq, Lq);
-    Pb = Kb.t() * Qb;  // S_b (L x Lq), scaled below
-    for (arma::uword q = 0; q < Lq; ++q) {
-      double* p = Pb.colptr(q);
-      double mx = -INFINITY;
-      for (arma::uword k = 0; k < L; ++k) mx = std::max(mx, p[k] * scale);
-      double z = 0.0;
-      for (arma::uword k = 0; k < L; ++k) z += (p[k] = std::exp(p[k] * scale - mx));
-      for (arma::uword k = 0; k < L; ++k) p[k] /= z;
-    }
-    Ob = Vb * Pb;  // O_b = V_b P_b (d x Lq)
-  }
+  if (L == 20 && Q.n_rows == 20 && V.n_rows == 20)
+    attention_forward_impl<20, 20>(O, P, Q, K, V, L, Lq);
+  else
+    attention_forward_impl<0, 0>(O, P, Q, K, V, L, Lq);
 }
 
 void attention_backward(arma::mat& dQ, arma::mat& dK, arma::mat& dV, const arma::mat& dO, const arma::mat& P,
                         const arma::mat& Q, const arma::mat& K, const arma::mat& V, arma::uword L, arma::uword Lq) {
-  const arma::uword d = Q.n_rows, B = K.n_cols / L;
-  const double scale = 1.0 / std::sqrt(double(d));
-  arma::mat dS(L, Lq);
-  for (arma::uword b = 0; b < B; ++b) {
-    const arma::mat Qb = cols_view(Q, b * Lq, Lq), Kb = cols_view(K, b * L, L), Vb = cols_view(V, b * L, L);
-    const arma::mat Pb = cols_view(P, b * Lq, Lq), dOb = cols_view(dO, b * Lq, Lq);
-    arma::mat dQb = cols_view(dQ, b * Lq, Lq), dKb = cols_view(dK, b * L, L), dVb = cols_view(dV, b * L, L);
-    // forward: O_b = V_b P_b, so dV_b += dO_b P_b^T and dP_b = V_b^T dO_b
-    dVb += dOb * Pb.t();
-    dS = Vb.t() * dOb;
-    // forward: P = softmax(S) per column, so dS = P (dP - <P, dP>)
-    for (arma::uword q = 0; q < Lq; ++q) {
-      const double* p = Pb.colptr(q);
-      double* ds = dS.colptr(q);
-      double dot = 0.0;
-      for (arma::uword k = 0; k < L; ++k) dot += p[k] * ds[k];
-      for (arma::uword k = 0; k < L; ++k) ds[k] = scale * p[k] * (ds[k] - dot);  // includes 1/sqrt(d)
-    }
-    // forward: S_b = K_b^T Q_b / sqrt(d), so dQ_b += K_b dS, dK_b += Q_b dS^T
-    dQb += Kb * dS;
-    dKb += Qb * dS.t();
-  }
+  if (L == 20 && Q.n_rows == 20 && V.n_rows == 20)
+    attention_backward_impl<20, 20>(dQ, dK, dV, dO, P, Q, K, V, L, Lq);
+  else
+    attention_backward_impl<0, 0>(dQ, dK, dV, dO, P, Q, K, V, L, Lq);
 }
 
 // ---------------------------------------------------------------------------
@@ -220,9 +346,12 @@ double cross_entropy_forward(arma::mat& probs, const arma::mat& Z, const std::ve
     double* p = probs.colptr(k);
     double mx = z[0];
     for (arma::uword a = 1; a < C; ++a) mx = std::max(mx, z[a]);
+    for (arma::uword a = 0; a < C; ++a) p[a] = z[a] - mx;
+    exp_nonpositive(p, C);
     double sum = 0.0;
-    for (arma::uword a = 0; a < C; ++a) sum += (p[a] = std::exp(z[a] - mx));
-    for (arma::uword a = 0; a < C; ++a) p[a] /= sum;
+    for (arma::uword a = 0; a < C; ++a) sum += p[a];
+    const double inv = 1.0 / sum;
+    for (arma::uword a = 0; a < C; ++a) p[a] *= inv;
     loss += mx + std::log(sum) - z[targets[k]];  // -log softmax(z)[target]
   }
   return loss;
@@ -245,33 +374,43 @@ void factored_attention_forward(arma::mat& Z, arma::mat& H, const std::vector<in
                                 const arma::mat& V, arma::uword L) {
   const arma::uword C = V.n_rows, B = sequences.size() / L;
   H.zeros(V.n_cols, B * L);
+  const arma::mat At = A.t();  // column i = row i of A, contiguous
   for (arma::uword b = 0; b < B; ++b) {
     const int* s = &sequences[b * L];
     for (arma::uword i = 0; i < L; ++i) {
       double* h = H.colptr(b * L + i);
+      const double* a = At.colptr(i);
       for (arma::uword j = 0; j < L; ++j)
-        if (j != i) h[s[j]] += A(i, j);  // H[c, bL+i] = sum_{j != i, s_j = c} A_ij
+        if (j != i) h[s[j]] += a[j];  // H[c, bL+i] = sum_{j != i, s_j = c} A_ij
     }
   }
   Z.set_size(C, B * L);
-  Z = V * H;  // logits_i(a) = sum_{j != i} A_ij V[a, s_j]   (eq. 4)
+  // logits_i(a) = sum_{j != i} A_ij V[a, s_j]   (eq. 4):  Z = V H
+  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, C, B * L, V.n_cols, 1.0, V.memptr(), V.n_rows, H.memptr(),
+              H.n_rows, 0.0, Z.memptr(), Z.n_rows);
 }
 
 void factored_attention_backward(arma::mat& dA, arma::mat& dV, const arma::mat& dZ, const arma::mat& H,
                                  const std::vector<int>& sequences, const arma::mat& V, arma::uword L) {
   const arma::uword B = sequences.size() / L;
   // forward: Z = V H, so dV += dZ H^T and dH = V^T dZ
-  dV += dZ * H.t();
-  const arma::mat dH = V.t() * dZ;
+  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, dZ.n_rows, H.n_rows, dZ.n_cols, 1.0, dZ.memptr(), dZ.n_rows,
+              H.memptr(), H.n_rows, 1.0, dV.memptr(), dV.n_rows);
+  arma::mat dH(V.n_cols, dZ.n_cols);
+  cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, V.n_cols, dZ.n_cols, V.n_rows, 1.0, V.memptr(), V.n_rows,
+              dZ.memptr(), dZ.n_rows, 0.0, dH.memptr(), dH.n_rows);
   // forward: H[s_j, bL+i] += A_ij, so dA_ij += dH[s_j, bL+i]
+  arma::mat dAt(L, L, arma::fill::zeros);  // transposed, as in the forward pass
   for (arma::uword b = 0; b < B; ++b) {
     const int* s = &sequences[b * L];
     for (arma::uword i = 0; i < L; ++i) {
       const double* dh = dH.colptr(b * L + i);
+      double* da = dAt.colptr(i);
       for (arma::uword j = 0; j < L; ++j)
-        if (j != i) dA(i, j) += dh[s[j]];
+        if (j != i) da[j] += dh[s[j]];
     }
   }
+  dA += dAt.t();
 }
 
 }  // namespace nn

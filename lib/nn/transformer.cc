@@ -135,36 +135,35 @@ void VanillaTransformer::block_forward(const EncoderBlock& p, EncoderBlockCache&
 // dY: d x (B Lq) -> accumulates dX (d x (B L)) and the block's gradients g.
 void VanillaTransformer::block_backward(const EncoderBlock& p, EncoderBlock& g, EncoderBlockCache& c,
                                         const arma::mat& X, const arma::mat& dY, arma::mat& dX, arma::uword Lq) {
-  arma::mat dR2(arma::size(c.R2), arma::fill::zeros);
-  layernorm_backward(dR2, g.ln2_gamma, g.ln2_beta, dY, c.ln2, p.ln2_gamma);
-  // R2 = Y1 + F
-  arma::mat dY1 = dR2;
-  arma::mat dH(arma::size(c.H), arma::fill::zeros);
-  linear_backward(&dH, g.W2, g.b2, dR2, c.H, p.W2);
-  arma::mat dHpre(arma::size(c.Hpre), arma::fill::zeros);
-  relu_backward(dHpre, dH, c.H);
-  linear_backward(&dY1, g.W1, g.b1, dHpre, c.Y1, p.W1);
-  arma::mat dR1(arma::size(c.R1), arma::fill::zeros);
-  layernorm_backward(dR1, g.ln1_gamma, g.ln1_beta, dY1, c.ln1, p.ln1_gamma);
-  // R1 = Xq + Z
-  arma::mat dXq = dR1;
-  arma::mat dO;
+  c.dR2.zeros(arma::size(c.R2));
+  layernorm_backward(c.dR2, g.ln2_gamma, g.ln2_beta, dY, c.ln2, p.ln2_gamma);
+  // forward: R2 = Y1 + F, F = W_2 H + b_2
+  c.dY1 = c.dR2;
+  c.dH.zeros(arma::size(c.H));
+  linear_backward(&c.dH, g.W2, g.b2, c.dR2, c.H, p.W2);
+  c.dHpre.zeros(arma::size(c.Hpre));
+  relu_backward(c.dHpre, c.dH, c.H);
+  linear_backward(&c.dY1, g.W1, g.b1, c.dHpre, c.Y1, p.W1);
+  c.dR1.zeros(arma::size(c.R1));
+  layernorm_backward(c.dR1, g.ln1_gamma, g.ln1_beta, c.dY1, c.ln1, p.ln1_gamma);
+  // forward: R1 = Xq + Z, Z = W_o O + b_o
+  c.dXq = c.dR1;
   if (o_.output_projection) {
-    dO.zeros(arma::size(c.O));
-    linear_backward(&dO, g.Wo, g.bo, dR1, c.O, p.Wo);
+    c.dO.zeros(arma::size(c.O));
+    linear_backward(&c.dO, g.Wo, g.bo, c.dR1, c.O, p.Wo);
   } else {
-    dO = dR1;
+    c.dO = c.dR1;
   }
-  arma::mat dQ(arma::size(c.Q), arma::fill::zeros), dK(arma::size(c.K), arma::fill::zeros),
-      dV(arma::size(c.V), arma::fill::zeros);
-  attention_backward(dQ, dK, dV, dO, c.P, c.Q, c.K, c.V, o_.L, Lq);
-  linear_backward(&dXq, g.Wq, g.bq, dQ, c.Xq, p.Wq);
-  gather_backward(dX, dXq, c.query_cols);
+  c.dQ.zeros(arma::size(c.Q));
+  c.dK.zeros(arma::size(c.K));
+  c.dV.zeros(arma::size(c.V));
+  attention_backward(c.dQ, c.dK, c.dV, c.dO, c.P, c.Q, c.K, c.V, o_.L, Lq);
+  linear_backward(&c.dXq, g.Wq, g.bq, c.dQ, c.Xq, p.Wq);
+  gather_backward(dX, c.dXq, c.query_cols);
   // forward: K = W_k X + b_k, V = W_v X + b_v
-  linear_backward(&dX, g.Wk, g.bk, dK, X, p.Wk);
-  linear_backward(&dX, g.Wv, g.bv, dV, X, p.Wv);
+  linear_backward(&dX, g.Wk, g.bk, c.dK, X, p.Wk);
+  linear_backward(&dX, g.Wv, g.bv, c.dV, X, p.Wv);
 }
-
 
 // ---------------------------------------------------------------------------
 double VanillaTransformer::forward(const SequenceSet& data, const std::vector<arma::uword>& rows,
@@ -217,13 +216,15 @@ void VanillaTransformer::backward() {
   } else {
     linear_backward(&dY, dW_out, db_out, dlogits, caches_[N - 1].Y, W_out);
   }
+  const arma::mat* dnext = &dY;  // gradient of the current block's output
   for (arma::uword n = N; n-- > 0;) {
     const arma::mat& X = n == 0 ? X0_ : caches_[n - 1].Y;
-    arma::mat dX(arma::size(X), arma::fill::zeros);
-    block_backward(blocks[n], grad_blocks[n], caches_[n], X, dY, dX, n + 1 == N ? 1 : o_.L);
-    dY = std::move(dX);
+    EncoderBlockCache& c = caches_[n];
+    c.dX.zeros(arma::size(X));
+    block_backward(blocks[n], grad_blocks[n], c, X, *dnext, c.dX, n + 1 == N ? 1 : o_.L);
+    dnext = &c.dX;
   }
-  embedding_backward(dW_emb, db_emb, dY, tokens_);
+  embedding_backward(dW_emb, db_emb, *dnext, tokens_);
 }
 
 double VanillaTransformer::forward_backward(const Batch& batch, bool want_grad) {

@@ -42,6 +42,8 @@ struct EncoderBlockCache {
   std::vector<arma::uword> query_cols;  // columns of the input used as queries
   arma::mat Xq, Q, K, V, P, O, Z, R1, Y1, Hpre, H, F, R2, Y;
   LayerNormCache ln1, ln2;
+  // gradient buffers of the backward pass (kept to avoid reallocation)
+  arma::mat dX, dR2, dY1, dH, dHpre, dR1, dXq, dO, dQ, dK, dV;
 };
 
 class VanillaTransformer : public MlmModel {

@@ -50,6 +50,28 @@ double fd_error(arma::mat& x, const arma::mat& grad, const std::function<double(
 
 constexpr double kTol = 1e-6;
 
+TEST(Layers, ExpNonpositiveMatchesStdExp) {
+  // our exp (deterministic on every machine) against libm over the range softmax uses
+  std::vector<double> x;
+  for (double v = 0.0; v > -745.0; v -= 0.01731) x.push_back(v);
+  x.push_back(-1e-300);
+  x.push_back(-5e-324);
+  std::vector<double> y = x;
+  exp_nonpositive(y.data(), y.size());
+  double worst = 0.0;
+  for (size_t k = 0; k < x.size(); ++k) {
+    if (x[k] < -708.0) {
+      EXPECT_LT(y[k], 1e-307);  // clamped: negligible next to the maximum's weight 1
+      continue;
+    }
+    worst = std::max(worst, std::abs(y[k] - std::exp(x[k])) / std::exp(x[k]));
+  }
+  EXPECT_LT(worst, 1e-15);
+  double one = 0.0;
+  exp_nonpositive(&one, 1);
+  EXPECT_EQ(one, 1.0);
+}
+
 TEST(Layers, LinearGradients) {
   Rng rng(1, 0);
   arma::mat X = gaussian(3, 7, rng), W = gaussian(4, 3, rng), b = gaussian(4, 1, rng), R = gaussian(4, 7, rng);
@@ -104,10 +126,12 @@ TEST(Layers, LayerNormGradients) {
   EXPECT_LT(arma::abs(arma::mean(Y % Y, 0) - 1.0).max(), 1e-12);
 }
 
-class AttentionGradients : public ::testing::TestWithParam<int> {};
+// (d, L, Lq): the general kernels and the ones specialised for L = d = 20.
+class AttentionGradients : public ::testing::TestWithParam<std::tuple<int, int, int>> {};
 
 TEST_P(AttentionGradients, MatchFiniteDifferences) {
-  const arma::uword d = 4, L = 5, B = 3, Lq = GetParam();
+  const arma::uword d = std::get<0>(GetParam()), L = std::get<1>(GetParam()), Lq = std::get<2>(GetParam());
+  const arma::uword B = d == 20 ? 1 : 3;
   Rng rng(4, Lq);
   arma::mat Q = gaussian(d, B * Lq, rng), K = gaussian(d, B * L, rng), V = gaussian(d, B * L, rng),
             R = gaussian(d, B * Lq, rng);
@@ -125,7 +149,9 @@ TEST_P(AttentionGradients, MatchFiniteDifferences) {
   EXPECT_LT(fd_error(K, dK, f), kTol);
   EXPECT_LT(fd_error(V, dV, f), kTol);
 }
-INSTANTIATE_TEST_SUITE_P(AllAndOneQuery, AttentionGradients, ::testing::Values(5, 1));
+INSTANTIATE_TEST_SUITE_P(AllAndOneQuery, AttentionGradients,
+                         ::testing::Values(std::make_tuple(4, 5, 5), std::make_tuple(4, 5, 1),
+                                           std::make_tuple(20, 20, 20), std::make_tuple(20, 20, 1)));
 
 TEST(Layers, AttentionMatchesDirectFormula) {
   const arma::uword d = 3, L = 4;
