@@ -145,4 +145,27 @@ FactoredFit fit_factored_attention(const nn::SequenceSet& train, arma::uword C, 
   return best;
 }
 
+FactoredFit fit_factored_attention_from(const nn::SequenceSet& train, arma::uword C, const arma::mat& A0,
+                                        const arma::mat& V0, const FactoredFitOptions& o) {
+  const arma::uword L = train.L;
+  FactoredObjective objective(train, C, o.lambda);
+  Objective f = [&](const arma::vec& x, arma::vec& g) {
+    return objective(arma::reshape(x.head(L * L), L, L), arma::reshape(x.tail(C * C), C, C), &g);
+  };
+  FactoredFit fit;
+  fit.optimiser = lbfgs_minimize(f, arma::join_cols(arma::vectorise(A0), arma::vectorise(V0)), o.lbfgs);
+  fit.A = arma::reshape(fit.optimiser.x.head(L * L), L, L);
+  fit.V = arma::reshape(fit.optimiser.x.tail(C * C), C, C);
+  fit.objective = fit.optimiser.value;
+  fit.train_loss = factored_test_loss(fit.A, fit.V, train, C);
+  FactoredRestart rec;
+  rec.objective = fit.objective;
+  rec.train_loss = fit.train_loss;
+  rec.status = fit.optimiser.status;
+  rec.iterations = fit.optimiser.iterations;
+  rec.gradient_norm = fit.optimiser.gradient_norm;
+  fit.restarts.push_back(rec);
+  return fit;
+}
+
 }  // namespace potts

@@ -74,6 +74,10 @@ void factored_initial_point(arma::mat& A, arma::mat& V, arma::uword L, arma::uwo
 // Leading-singular-pair split of a full pseudo-likelihood model into (A, V).
 void split_plm_into_factored(const PlmModel& m, arma::mat& A, arma::mat& V);
 
+// One L-BFGS fit from a given start (A0, V0); restarts and init are ignored.
+FactoredFit fit_factored_attention_from(const nn::SequenceSet& train, arma::uword C, const arma::mat& A0,
+                                        const arma::mat& V0, const FactoredFitOptions& o);
+
 // Fits from every restart and keeps the best training objective. Throws
 // StageError (naming the restart) on non-finite values.
 FactoredFit fit_factored_attention(const nn::SequenceSet& train, arma::uword C, const FactoredFitOptions& o,

@@ -1,0 +1,90 @@
+#include "lib/plm/recovery.h"
+
+#include <cmath>
+
+#include "lib/core/error.h"
+#include "lib/nn/mlm_model.h"
+
+namespace potts {
+
+static void mean_se(const std::vector<double>& x, double& mean, double& se) {
+  const double n = double(x.size());
+  mean = 0;
+  for (double v : x) mean += v / n;
+  double var = 0;
+  for (double v : x) var += (v - mean) * (v - mean);
+  se = n > 1 ? std::sqrt(var / (n - 1) / n) : 0.0;
+}
+
+RecoveryResult evaluate_recovery(const arma::imat& train, const arma::imat& test, const PottsModel& truth,
+                                 const RecoveryOptions& o, std::uint64_t seed) {
+  const arma::uword C = truth.C();
+  if (o.seeds < 1) throw StageError("recovery: seeds must be at least 1");
+  const nn::SequenceSet tr = nn::to_sequence_set(train, C, "training set");
+  const nn::SequenceSet te = nn::to_sequence_set(test, C, "test set");
+  RecoveryResult r;
+  r.optimal_test_loss = optimal_test_loss(truth, test);
+
+  // Full pseudo-likelihood baseline (convex; from zero).
+  PlmFit plm = fit_plm(train, C, o.plm_penalty, o.plm_lbfgs);
+  FitRecord p;
+  p.kind = "plm";
+  p.train_objective = plm.optimiser.value;
+  p.train_loss = plm.train_loss;
+  p.test_loss = plm_test_loss(plm.model, test);
+  p.gap = p.test_loss - r.optimal_test_loss;
+  p.reconstruction_error = reconstruction_error(truth.couplings_J, project_couplings_onto(plm.model, truth.colour_similarity_U));
+  p.reconstruction_error_zero_sum =
+      reconstruction_error(truth.couplings_J, project_couplings_onto_zero_sum(plm.model, truth.colour_similarity_U));
+  p.status = plm.optimiser.status;
+  p.iterations = plm.optimiser.iterations;
+
+  auto record = [&](const FactoredFit& f, const std::string& kind, int s) {
+    FitRecord x;
+    x.kind = kind;
+    x.seed = s;
+    x.train_objective = f.objective;
+    x.train_loss = f.train_loss;
+    x.test_loss = factored_test_loss(f.A, f.V, te, C);
+    x.gap = x.test_loss - r.optimal_test_loss;
+    x.reconstruction_error = reconstruction_error(truth.couplings_J, f.A);
+    x.status = f.optimiser.status;
+    x.iterations = f.optimiser.iterations;
+    return x;
+  };
+  FactoredFitOptions fo = o.factored;
+  fo.init = "random";
+  fo.restarts = 1;
+  for (int s = 0; s < o.seeds; ++s) r.fits.push_back(record(fit_factored_attention(tr, C, fo, seed * 1000 + s), "factored_random", s));
+  if (o.plm_start) {
+    // The plm start reuses the baseline fit above (same data, same penalty).
+    arma::mat A0, V0;
+    split_plm_into_factored(plm.model, A0, V0);
+    r.fits.push_back(record(fit_factored_attention_from(tr, C, A0, V0, o.factored), "factored_plm_start", 0));
+  }
+  double best = r.fits[0].train_objective;
+  size_t best_k = 0;
+  for (size_t k = 1; k < r.fits.size(); ++k)
+    if (r.fits[k].train_objective < best) best = r.fits[k].train_objective, best_k = k;
+  std::vector<double> gaps, erecs;
+  int stalls = 0;
+  for (auto& f : r.fits) {
+    f.stalled = f.train_objective > best + o.stall_tolerance;
+    if (f.kind != "factored_random") continue;
+    gaps.push_back(f.gap);
+    erecs.push_back(f.reconstruction_error);
+    stalls += f.stalled;
+  }
+  mean_se(gaps, r.fa_gap_mean, r.fa_gap_se);
+  mean_se(erecs, r.fa_erec_mean, r.fa_erec_se);
+  r.fa_stall_fraction = double(stalls) / double(o.seeds);
+  r.fa_best_gap = r.fits[best_k].gap;
+  r.fa_best_erec = r.fits[best_k].reconstruction_error;
+  r.plm_gap = p.gap;
+  r.plm_erec = p.reconstruction_error;
+  r.plm_erec_zero_sum = p.reconstruction_error_zero_sum;
+  r.fits.push_back(p);
+  return r;
+}
+
+}  // namespace potts

@@ -1,0 +1,60 @@
+// Where does factored attention recover J? (issue 9, SPEC.md section 7.)
+// On one data set (training and test sequences of a known Potts model):
+//
+//  * factored attention, L2 penalty, full-batch L-BFGS, from `seeds` random
+//    initialisations (one fit per seed) and, optionally, from the data-only
+//    "plm" start (leading singular pair of the full pseudo-likelihood fit);
+//  * the full pseudo-likelihood baseline (plmDCA, lib/plm/pseudo_likelihood.h).
+//
+// Reported per fit: test-loss gap eps - eps* (eq. 3), e_rec of A (or of the
+// projection of W onto U for the baseline), final training objective.
+//
+// Stall (choice): a random-start fit has stalled at a worse stationary point
+// when its final training objective exceeds the lowest training objective
+// reached on the same data by any factored fit (random or plm start) by more
+// than `stall_tolerance` nats. J is never used to rank or select fits.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include <armadillo>
+
+#include "lib/plm/factored_fit.h"
+#include "lib/plm/pseudo_likelihood.h"
+#include "lib/potts/model.h"
+
+namespace potts {
+
+struct RecoveryOptions {
+  FactoredFitOptions factored;  // init "random" with 1 restart per seed
+  int seeds = 4;
+  bool plm_start = true;        // also fit factored attention from the plm split
+  PlmPenalty plm_penalty{1e-4, 1e-4};
+  LbfgsOptions plm_lbfgs;
+  double stall_tolerance = 0.005;
+};
+
+struct FitRecord {
+  std::string kind;  // "factored_random", "factored_plm_start", "plm"
+  int seed = 0;
+  double train_objective = 0.0, train_loss = 0.0, test_loss = 0.0, gap = 0.0, reconstruction_error = 0.0;
+  double reconstruction_error_zero_sum = 0.0;  // plm only: gauge-invariant projection
+  LbfgsStatus status = LbfgsStatus::kMaxIterations;
+  int iterations = 0;
+  bool stalled = false;
+};
+
+struct RecoveryResult {
+  double optimal_test_loss = 0.0;  // eps* on the test set
+  std::vector<FitRecord> fits;      // random seeds first, then plm start, then plm
+  // Random-start summaries: mean and standard error over seeds, stall fraction.
+  double fa_gap_mean = 0, fa_gap_se = 0, fa_erec_mean = 0, fa_erec_se = 0, fa_stall_fraction = 0;
+  // The estimator "restarts ranked by training objective" over all factored fits.
+  double fa_best_gap = 0, fa_best_erec = 0;
+  double plm_gap = 0, plm_erec = 0, plm_erec_zero_sum = 0;
+};
+
+RecoveryResult evaluate_recovery(const arma::imat& train, const arma::imat& test, const PottsModel& truth,
+                                 const RecoveryOptions& o, std::uint64_t seed);
+
+}  // namespace potts
