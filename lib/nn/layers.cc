@@ -16,7 +16,9 @@ namespace nn {
 // its Taylor series to r^13 (truncation < 2e-16 relative), times 2^k built in
 // the exponent bits. x < -708 is clamped to -708 (a weight of 1e-308 next to
 // the maximum's 1, i.e. zero for every purpose here).
-void exp_nonpositive(double* x, arma::uword n) {
+// Compiled twice (AVX2 and baseline SSE2; the loader picks one): the same
+// IEEE operations element by element either way, so the same bits.
+__attribute__((target_clones("avx2", "default"))) void exp_nonpositive(double* x, arma::uword n) {
   const double log2e = 1.4426950408889634, ln2_hi = 0.693147180369123816490, ln2_lo = 1.90821492927058770002e-10;
   const double shifter = 6755399441055744.0;  // 1.5 * 2^52: adding it rounds to an integer
   for (arma::uword k = 0; k < n; ++k) {
@@ -339,6 +341,20 @@ void gather_backward(arma::mat& dX, const arma::mat& dXq, const std::vector<arma
 double cross_entropy_forward(arma::mat& probs, const arma::mat& Z, const std::vector<int>& targets) {
   const arma::uword C = Z.n_rows, n = Z.n_cols;
   probs.set_size(C, n);
+  // shifted logits z - max(z) <= 0 for every column (unused columns: 0), then
+  // one exp over the whole block, then normalisation
+  for (arma::uword k = 0; k < n; ++k) {
+    const double* z = Z.colptr(k);
+    double* p = probs.colptr(k);
+    if (targets[k] < 0) {
+      for (arma::uword a = 0; a < C; ++a) p[a] = 0.0;
+      continue;
+    }
+    double mx = z[0];
+    for (arma::uword a = 1; a < C; ++a) mx = std::max(mx, z[a]);
+    for (arma::uword a = 0; a < C; ++a) p[a] = z[a] - mx;
+  }
+  exp_nonpositive(probs.memptr(), probs.n_elem);
   double loss = 0.0;
   for (arma::uword k = 0; k < n; ++k) {
     if (targets[k] < 0) continue;
@@ -346,8 +362,6 @@ double cross_entropy_forward(arma::mat& probs, const arma::mat& Z, const std::ve
     double* p = probs.colptr(k);
     double mx = z[0];
     for (arma::uword a = 1; a < C; ++a) mx = std::max(mx, z[a]);
-    for (arma::uword a = 0; a < C; ++a) p[a] = z[a] - mx;
-    exp_nonpositive(p, C);
     double sum = 0.0;
     for (arma::uword a = 0; a < C; ++a) sum += p[a];
     const double inv = 1.0 / sum;
