@@ -1,0 +1,122 @@
+// Perturb stage, one point of figure 2d (SPEC.md section 3): trains the
+// perturbed attention model at one value of a, with the training settings of
+// factored attention, on the sample stage's data.
+//
+// Config: {"a": <perturbation>, "init_std_W": .., "init_std_V": ..,
+//          "training": {<the factored-attention training settings>}}
+// "training" holds the keys of the train stage's factored configuration
+// ("model": "factored", optimiser, epochs, batch_size, lr0,
+// loss_normalisation, masking, l2, eval_every, init_std_A, init_std_V and,
+// for L-BFGS, lbfgs_iterations_per_epoch); the BUILD file embeds the train
+// stage's own file there, so the sweep always trains as factored attention
+// does. Unless init_std_W/V are given at the top level, W and V start as
+// factored attention's A and V (init_std_A, init_std_V, same draws).
+//
+// Inputs:  sample/train.h5, sample/test.h5, sample/model.h5.
+// Outputs: curves.csv (epoch, train_loss, test_loss, optimal_test_loss,
+//          reconstruction_error, lr), params.h5 (W, V, couplings_J),
+//          summary.json (a, seed, test_loss, optimal_test_loss, gap, ...).
+#include <chrono>
+#include <cstdio>
+
+#include "lib/core/stage.h"
+#include "lib/nn/perturbed_attention.h"
+#include "lib/train/trainer.h"
+
+using namespace potts;
+
+int main(int argc, char** argv) {
+  return run_stage("perturb", "Perturbed attention at one value of a (figure 2d)", argc, argv, [](Stage& st) {
+    Config& cfg = st.config();
+    // --- configuration (validated before any work) ---
+    const double a = cfg.number("a", 0.0, 100.0);
+    Config tc = cfg.section("training");
+    tc.choice("model", {"factored"});  // the sweep perturbs factored attention
+    train::TrainOptions to;
+    to.optimiser = tc.choice("optimiser", {"sgd", "lbfgs"});
+    to.epochs = int(tc.integer("epochs", 1, 100000));
+    to.batch_size = int(tc.integer("batch_size", 1, 1000000));
+    to.lr0 = to.optimiser == "sgd" ? tc.number("lr0", 0.0, 100.0) : 0.0;
+    to.loss_normalisation = tc.choice("loss_normalisation", {"mean", "sum_positions"});
+    to.masking = tc.choice("masking", {"all_positions"});  // one pass predicts all L positions
+    to.l2 = tc.number("l2", 0.0, 1e6);
+    to.eval_every = int(tc.integer("eval_every", 1, 100000));
+    if (to.optimiser == "lbfgs") to.lbfgs_iterations_per_epoch = int(tc.integer("lbfgs_iterations_per_epoch", 1, 100000));
+    double std_W = tc.number("init_std_A", 0.0, 100.0);
+    double std_V = tc.number("init_std_V", 0.0, 100.0);
+    tc.finish();
+    if (cfg.has("init_std_W")) std_W = cfg.number("init_std_W", 0.0, 100.0);
+    if (cfg.has("init_std_V")) std_V = cfg.number("init_std_V", 0.0, 100.0);
+    cfg.finish();
+
+    // --- data ---
+    const std::string model_path = st.input("sample/model.h5");
+    PottsModel truth;
+    truth.couplings_J = h5_read_matrix(model_path, "couplings_J");
+    truth.colour_similarity_U = h5_read_matrix(model_path, "colour_similarity_U");
+    truth.beta = h5_read_matrix(model_path, "beta")(0, 0);
+    const arma::uword L = truth.L(), C = truth.C();
+    if (truth.couplings_J.n_cols != L || truth.colour_similarity_U.n_cols != C)
+      throw StageError(model_path + ": couplings_J and colour_similarity_U must be square");
+    nn::require_perturbed_shapes(L, C, L, model_path + " (perturb stage, d = L)");
+    const std::string train_path = st.input("sample/train.h5"), test_path = st.input("sample/test.h5");
+    const arma::imat train_x = h5_read_imatrix(train_path, "sequences"), test_x = h5_read_imatrix(test_path, "sequences");
+    for (auto [x, p] : {std::make_pair(&train_x, &train_path), std::make_pair(&test_x, &test_path)})
+      if (x->n_cols != L)
+        throw StageError(*p + ": dataset 'sequences' has " + std::to_string(x->n_cols) +
+                         " columns; expected L = " + std::to_string(L) + " (from " + model_path + ")");
+    const nn::SequenceSet train = nn::to_sequence_set(train_x, C, train_path + " 'sequences'");
+    const nn::SequenceSet test = nn::to_sequence_set(test_x, C, test_path + " 'sequences'");
+
+    // --- model and training (lib/train, as for factored attention) ---
+    nn::PerturbedAttention model(L, C, a);
+    model.initialise(std_W, std_V, st.seed());
+    const auto t0 = std::chrono::steady_clock::now();
+    train::TrainResult res = train::train_mlm(model, train, test, truth, to, st.seed(), [&](const train::EpochRecord& r) {
+      if (r.epoch % 25 == 0 || r.epoch == to.epochs)
+        std::fprintf(stderr, "perturb a=%g: epoch %d/%d  train %.5f  test %.5f  eps* %.5f  lr %.4g\n", a, r.epoch,
+                     to.epochs, r.train_loss, r.test_loss, r.optimal_test_loss, r.lr);
+    });
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+    // --- outputs (only after training succeeded) ---
+    CsvTable csv({"epoch", "train_loss", "test_loss", "optimal_test_loss", "reconstruction_error", "lr"});
+    for (const auto& r : res.curve)
+      csv.row({double(r.epoch), r.train_loss, r.test_loss, r.optimal_test_loss, r.reconstruction_error, r.lr});
+    csv.save(st.output("curves.csv"));
+
+    H5Writer h5;
+    h5.matrix("W", model.W);
+    h5.matrix("V", model.V);
+    h5.matrix("couplings_J", truth.couplings_J);
+    h5.save(st.output("params.h5"));
+
+    const train::EpochRecord& last = res.curve.back();
+    nlohmann::json s;
+    s["model"] = "perturbed";
+    s["a"] = a;
+    s["seed"] = st.seed();
+    s["L"] = L;
+    s["C"] = C;
+    s["train_sequences"] = train.M;
+    s["test_sequences"] = test.M;
+    s["beta"] = truth.beta;
+    s["final_train_loss"] = last.train_loss;
+    s["test_loss"] = last.test_loss;
+    s["optimal_test_loss"] = last.optimal_test_loss;
+    s["gap"] = last.test_loss - last.optimal_test_loss;
+    s["reconstruction_error"] = last.reconstruction_error;
+    s["epochs_run"] = last.epoch;
+    s["optimiser"] = to.optimiser;
+    s["epochs"] = to.epochs;
+    s["batch_size"] = to.batch_size;
+    s["lr0"] = to.lr0;
+    s["loss_normalisation"] = to.loss_normalisation;
+    s["l2"] = to.l2;
+    s["init"] = {{"W", "N(0, init_std_W^2) off the diagonal, W_ii = 0"}, {"V", "N(0, init_std_V^2)"},
+                 {"init_std_W", std_W}, {"init_std_V", std_V}};
+    s["training_seconds"] = seconds;
+    st.write_summary(s);
+    st.facts()["training_seconds"] = seconds;
+  });
+}

@@ -1,0 +1,108 @@
+// Perturb merge stage (figure 2d, SPEC.md section 3): gathers the points of
+// the sweep (one training per a and seed) into one table and a summary.
+//
+// Config: {"a": [grid], "seeds": [seeds]}, written by the BUILD file from
+// the same lists that generate the point stages. Point k (a = a[k]) with
+// seed s arrives as input key "a<k>_s<s>" (its summary.json and curves.csv);
+// each point's summary must agree with (a[k], s).
+//
+// Outputs: perturb.csv (a, seed, test_loss, optimal_test_loss, train_loss),
+//          perturb_summary.csv (a, seeds, mean_test_loss, stderr_test_loss,
+//          mean_gap, optimal_test_loss, best_seed, best_train_loss,
+//          best_test_loss), curves.csv (the per-epoch curves of every point,
+//          with columns a and seed in front), summary.json.
+// "best" is the restart with the lowest final TRAINING loss at that a
+// (restarts ranked by training loss, SPEC.md sec. 7; no test data used to
+// choose): SGD sometimes stalls at a poor stationary point for a > 0, and the
+// mean over seeds then mixes converged and stalled runs.
+#include <cmath>
+#include <fstream>
+
+#include "lib/core/stage.h"
+
+using namespace potts;
+
+static nlohmann::json read_json(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw StageError(path + ": cannot open");
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const std::exception& e) {
+    throw StageError(path + ": not valid JSON (" + e.what() + ")");
+  }
+}
+
+static double json_number(const nlohmann::json& j, const std::string& key, const std::string& path) {
+  if (!j.contains(key) || !j[key].is_number()) throw StageError(path + ": key '" + key + "' missing or not a number");
+  return j[key].get<double>();
+}
+
+int main(int argc, char** argv) {
+  return run_stage("perturb_merge", "Merges the perturbation sweep into a table and a summary (figure 2d)", argc, argv,
+                   [](Stage& st) {
+    Config& cfg = st.config();
+    const std::vector<double> grid = cfg.numbers("a", 0.0, 100.0);
+    const std::vector<std::int64_t> seeds = cfg.integers("seeds", 0, std::numeric_limits<std::int64_t>::max());
+    cfg.finish();
+    if (seeds.size() < 2) throw StageError(cfg.origin() + ": key 'seeds': need at least 2 seeds for a standard error");
+
+    CsvTable table({"a", "seed", "test_loss", "optimal_test_loss", "train_loss"});
+    CsvTable summary_csv({"a", "seeds", "mean_test_loss", "stderr_test_loss", "mean_gap", "optimal_test_loss",
+                          "best_seed", "best_train_loss", "best_test_loss"});
+    CsvTable curves({"a", "seed", "epoch", "train_loss", "test_loss", "optimal_test_loss", "reconstruction_error", "lr"});
+    nlohmann::json points = nlohmann::json::array();
+    double eps_star = std::nan("");
+    for (std::size_t k = 0; k < grid.size(); ++k) {
+      std::vector<double> losses, train_losses;
+      for (std::int64_t seed : seeds) {
+        const std::string key = "a" + std::to_string(k) + "_s" + std::to_string(seed);
+        const std::string path = st.input(key + "/summary.json");
+        const nlohmann::json s = read_json(path);
+        const double a = json_number(s, "a", path), test_loss = json_number(s, "test_loss", path);
+        const double opt = json_number(s, "optimal_test_loss", path);
+        if (a != grid[k] || json_number(s, "seed", path) != double(seed))
+          throw StageError(path + ": point has a = " + std::to_string(a) + ", seed " + s["seed"].dump() +
+                           "; the merge config expects a = " + std::to_string(grid[k]) + ", seed " +
+                           std::to_string(seed));
+        if (std::isnan(eps_star)) eps_star = opt;
+        if (opt != eps_star)
+          throw StageError(path + ": optimal_test_loss differs between points (not the same test set?)");
+        if (!std::isfinite(test_loss)) throw StageError(path + ": test_loss is not finite");
+        const double train_loss = json_number(s, "final_train_loss", path);
+        table.row({a, double(seed), test_loss, opt, train_loss});
+        losses.push_back(test_loss);
+        train_losses.push_back(train_loss);
+        const auto c = read_csv(st.input(key + "/curves.csv"));
+        for (std::size_t r = 0; r < c.at("epoch").size(); ++r)
+          curves.row({a, double(seed), c.at("epoch")[r], c.at("train_loss")[r], c.at("test_loss")[r],
+                      c.at("optimal_test_loss")[r], c.at("reconstruction_error")[r], c.at("lr")[r]});
+      }
+      // Mean and standard error of the mean over seeds (sample sd, n - 1).
+      const double n = double(losses.size());
+      double mean = 0.0, ss = 0.0;
+      for (double x : losses) mean += x;
+      mean /= n;
+      for (double x : losses) ss += (x - mean) * (x - mean);
+      const double stderr_ = std::sqrt(ss / (n - 1.0) / n);
+      // The restart with the lowest training loss (first one on ties).
+      std::size_t best = 0;
+      for (std::size_t r = 1; r < losses.size(); ++r)
+        if (train_losses[r] < train_losses[best]) best = r;
+      summary_csv.row({grid[k], n, mean, stderr_, mean - eps_star, eps_star, double(seeds[best]), train_losses[best],
+                       losses[best]});
+      points.push_back({{"a", grid[k]}, {"seeds", losses.size()}, {"mean_test_loss", mean},
+                        {"stderr_test_loss", stderr_}, {"mean_gap", mean - eps_star}, {"test_losses", losses},
+                        {"train_losses", train_losses}, {"best_seed", seeds[best]},
+                        {"best_test_loss", losses[best]}});
+    }
+    table.save(st.output("perturb.csv"));
+    summary_csv.save(st.output("perturb_summary.csv"));
+    curves.save(st.output("curves.csv"));
+    nlohmann::json s;
+    s["optimal_test_loss"] = eps_star;
+    s["a"] = grid;
+    s["seeds"] = seeds;
+    s["points"] = points;
+    st.write_summary(s);
+  });
+}

@@ -1,0 +1,112 @@
+// Scientific regression test of figure 2d (SPEC.md section 3, claim 3 of
+// section 8) on the quick sweep (//stages/perturb:quick: L = C = d = 10, 600
+// training sequences, 8 values of a, 3 seeds each, factored attention's
+// quick SGD settings).
+//
+// What is tested, and why it is sound:
+//  * eps(a) is the test loss of the restart with the lowest TRAINING loss at
+//    that a ("best", chosen without test data; SPEC.md sec. 7 allows restarts
+//    ranked by training loss). The mean over seeds is not used for the claim:
+//    with the factored settings SGD stalls at a poor stationary point for
+//    some seeds at a > 0 (measured: seed 1 at a = 0.2-0.5 and seeds 1, 2 at
+//    a = 1 end at training loss 0.78-0.85 against 0.56-0.72, e_rec ~ 1,
+//    whatever lr0 in 0.02-0.1 or the initial scale), and such stalls would
+//    only inflate eps(a > 0), i.e. help the claim; the best restart removes
+//    that help.
+//  * The seed-to-seed spread sigma0 is the sample standard deviation of the
+//    test loss over the seeds at a = 0 (unperturbed, no stall).
+//  * Claim "a = 0 is best": no a > 0 has eps(a) < eps(0) - 2 sigma0.
+//  * Claim "the loss grows with a, beyond the spread": for every step of the
+//    grid from a = 0.1 on, eps(a_next) - eps(a) > 3 sigma0, and
+//    eps(a) - eps(0) > 3 sigma0 for a >= 0.2. Below a = 0.2 the growth is
+//    not resolvable at this scale: measured eps(a) - eps(0) ~ 0.22 a^2, i.e.
+//    5e-4 at a = 0.05 and 2e-3 at 0.1, against sigma0 ~ 2.5e-3, so there the
+//    test asserts only the first claim (stated in the report).
+//  * The a = 0 point is factored attention: its seed-1 run equals the train
+//    stage's quick_factored run (same settings, seed and draws) exactly.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "lib/core/io.h"
+
+namespace potts {
+namespace {
+
+const std::string kDir = "stages/perturb/quick/";
+
+struct Sweep {
+  std::vector<double> a, best_test, mean_test;
+  std::map<double, std::vector<double>> test_by_a;
+  double eps_star = 0.0;
+};
+
+Sweep load() {
+  Sweep s;
+  const auto summary = read_csv(kDir + "perturb_summary.csv");
+  s.a = summary.at("a");
+  s.best_test = summary.at("best_test_loss");
+  s.mean_test = summary.at("mean_test_loss");
+  s.eps_star = summary.at("optimal_test_loss").at(0);
+  const auto table = read_csv(kDir + "perturb.csv");
+  for (std::size_t r = 0; r < table.at("a").size(); ++r) s.test_by_a[table.at("a")[r]].push_back(table.at("test_loss")[r]);
+  return s;
+}
+
+double sample_sd(const std::vector<double>& x) {
+  double m = 0.0, ss = 0.0;
+  for (double v : x) m += v;
+  m /= double(x.size());
+  for (double v : x) ss += (v - m) * (v - m);
+  return std::sqrt(ss / double(x.size() - 1));
+}
+
+TEST(PerturbScience, SweepIsComplete) {
+  const Sweep s = load();
+  ASSERT_EQ(s.a.size(), 8u);
+  EXPECT_EQ(s.a.front(), 0.0);
+  EXPECT_EQ(s.a.back(), 1.0);
+  for (double a : s.a) {
+    ASSERT_GE(s.test_by_a.at(a).size(), 3u) << "a = " << a;
+    for (double x : s.test_by_a.at(a)) EXPECT_TRUE(std::isfinite(x) && x > s.eps_star - 0.05) << "a = " << a;
+  }
+}
+
+TEST(PerturbScience, FactoredAttentionIsBestAndLossGrowsWithA) {
+  const Sweep s = load();
+  const double sigma0 = sample_sd(s.test_by_a.at(0.0));
+  std::printf("sigma0 = %.5f, eps* = %.5f\n", sigma0, s.eps_star);
+  for (std::size_t k = 0; k < s.a.size(); ++k)
+    std::printf("a = %-5g best %.5f  mean %.5f  best - eps(0) = %+.5f\n", s.a[k], s.best_test[k], s.mean_test[k],
+                s.best_test[k] - s.best_test[0]);
+  ASSERT_GT(sigma0, 0.0);
+  // a = 0 is not beaten beyond the spread.
+  for (std::size_t k = 1; k < s.a.size(); ++k)
+    EXPECT_GT(s.best_test[k], s.best_test[0] - 2.0 * sigma0) << "a = " << s.a[k] << " beats a = 0";
+  // Growth beyond the spread where it is resolvable (a >= 0.2).
+  for (std::size_t k = 0; k + 1 < s.a.size(); ++k) {
+    if (s.a[k] < 0.1) continue;
+    EXPECT_GT(s.best_test[k + 1] - s.best_test[k], 3.0 * sigma0) << "step a = " << s.a[k] << " -> " << s.a[k + 1];
+  }
+  for (std::size_t k = 0; k < s.a.size(); ++k) {
+    if (s.a[k] >= 0.2) {
+      EXPECT_GT(s.best_test[k] - s.best_test[0], 3.0 * sigma0) << "a = " << s.a[k];
+    }
+  }
+}
+
+TEST(PerturbScience, PointAtZeroIsTheTrainStagesFactoredRun) {
+  std::ifstream pf(kDir + "../quick_a0_s1/summary.json"), tf("stages/train/quick_factored/summary.json");
+  ASSERT_TRUE(pf && tf);
+  const auto p = nlohmann::json::parse(pf), t = nlohmann::json::parse(tf);
+  EXPECT_EQ(p["test_loss"].get<double>(), t["test_loss"].get<double>());
+  EXPECT_EQ(p["final_train_loss"].get<double>(), t["final_train_loss"].get<double>());
+}
+
+}  // namespace
+}  // namespace potts
