@@ -13,6 +13,8 @@
 #include <cstdio>
 #include <memory>
 
+#include <cblas.h>
+
 #include "lib/core/stage.h"
 #include "lib/nn/factored_attention.h"
 #include "lib/nn/transformer.h"
@@ -23,6 +25,10 @@ using namespace potts;
 int main(int argc, char** argv) {
   return run_stage("train", "Masked language modelling of Potts sequences (factored attention or vanilla transformer)",
                    argc, argv, [](Stage& st) {
+    // One BLAS thread whatever the environment says: OpenBLAS splits some
+    // products differently with more threads, which changes the last bits.
+    openblas_set_num_threads(1);
+    st.set_threads(1);
     Config& cfg = st.config();
     // --- configuration (validated before any work) ---
     const std::string kind = cfg.choice("model", {"factored", "vanilla"});
