@@ -160,6 +160,7 @@ std::vector<std::string> wrap(const std::string& text, std::size_t width) {
 
 struct Series {
   std::string title;
+  bool optional = false;  // may have no rows (e.g. a sweep with no identity-U points at quick scale)
   std::vector<double> x, y, err, n;
 };
 
@@ -177,6 +178,7 @@ Series read_series(const Stage& st, Config c) {
   const std::string key = c.string("key"), file = c.string("file"), xcol = c.string("x"), ycol = c.string("y");
   const std::string ecol = c.has("err") ? c.string("err") : "";
   const bool average = c.has("average") ? c.boolean("average") : ecol.empty();
+  s.optional = c.has("optional") && c.boolean("optional");
   std::vector<double> xs, ys, es;
   for (const auto& [k, path] : find_inputs(st, key, file)) {
     auto t = read_csv(path);
@@ -267,7 +269,8 @@ Plot xy_figure(Stage& st, Config& cfg) {
       info["last"] = point(k, y);
       info["points"] = ++count;
     }
-    if (!count) throw StageError(cfg.origin() + ": series '" + s.title + "' has no points to draw");
+    if (!count && !s.optional) throw StageError(cfg.origin() + ": series '" + s.title + "' has no points to draw");
+    if (!count) block << "NaN NaN NaN 0\n";  // an empty block would shift gnuplot's index numbering
     if (i) p.data += "\n\n";
     p.data += block.str();
     series_summary.push_back(info);
@@ -444,10 +447,10 @@ int main(int argc, char** argv) {
                      // the figure's width; the scripts put the plot's bottom
                      // edge at plot_bottom and the caption's first line at
                      // caption_y (screen coordinates).
-                     const auto lines = wrap(caption, static_cast<std::size_t>(size[0] * 17));
+                     const auto lines = wrap(caption, static_cast<std::size_t>(size[0] * 15));
                      std::string wrapped;
                      for (std::size_t i = 0; i < lines.size(); ++i) wrapped += (i ? "\n" : "") + lines[i];
-                     const double line_frac = 8.0 / (72.0 * size[1]);
+                     const double line_frac = 9.5 / (72.0 * size[1]);  // 6 pt type, cairo's line pitch
                      const double caption_y = 0.012 + (lines.size() - 0.5) * line_frac;
                      const double plot_bottom = caption_y + 0.5 * line_frac + 0.7 / size[1];
                      const std::string common = "datafile = " + gp_string(st.output(dat)) + "; caption = " +

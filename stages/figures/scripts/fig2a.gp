@@ -5,6 +5,12 @@
 set border lw 1
 set key top right box opaque samplen 2 spacing 1.1
 set xlabel 'epoch'
+# At most about six x tics, whatever the number of epochs.
+stats datafile using 1 nooutput
+step = 10**floor(log10(STATS_max/3.0))
+if (STATS_max/step > 6) { step = step*2 }
+if (STATS_max/step > 6) { step = step*2.5 }
+set xtics step
 set ylabel 'test loss ε (nats)'
 set bmargin at screen plot_bottom
 set offsets 0, 0, graph 0.05, graph 0.05

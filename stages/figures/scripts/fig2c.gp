@@ -2,6 +2,12 @@
 # of J by c·A, relative) of each model's attention map against epoch.
 set key top right box opaque samplen 2
 set xlabel 'epoch'
+# At most about six x tics, whatever the number of epochs.
+stats datafile using 1 nooutput
+step = 10**floor(log10(STATS_max/3.0))
+if (STATS_max/step > 6) { step = step*2 }
+if (STATS_max/step > 6) { step = step*2.5 }
+set xtics step
 set ylabel 'reconstruction error e_{rec}'
 set yrange [0:1.05]
 set bmargin at screen plot_bottom

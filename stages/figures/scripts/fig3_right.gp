@@ -1,7 +1,7 @@
 # Figure 3 right: test loss ε of factored attention trained on M Potts
 # sequences against α = M/L (SPEC §6), mean ± standard error over
 # realisations, with ε* dashed.
-set key top right box opaque samplen 2
+set key bottom left box opaque samplen 2
 set logscale x
 set xlabel 'sample ratio α = M/L'
 set ylabel 'test loss ε (nats)'
