@@ -144,11 +144,11 @@ POTTS_INLINE void apply_change(KernelState& st, arma::uword j, int b, int c) {
 }
 
 // `rounds` passes over sites first .. last-1, each a heat-bath update from
-// eq. 5. Compiled twice (AVX2 and baseline x86-64, chosen at run time): the
-// operations are the same element-wise IEEE operations in the same order,
-// so both versions give identical chains.
-__attribute__((target_clones("avx2", "default"))) void gibbs_kernel(KernelState& st, Rng& rng, arma::uword first,
-                                                                     arma::uword last, std::uint64_t rounds) {
+// eq. 5. Compiled twice below (AVX2 and baseline x86-64, chosen at run
+// time): the operations are the same element-wise IEEE operations in the
+// same order, so both versions give identical chains (tested).
+POTTS_INLINE void gibbs_kernel_body(KernelState& st, Rng& rng, arma::uword first, arma::uword last,
+                                    std::uint64_t rounds) {
   const arma::uword C = st.C, Cp = st.Cp, nv = Cp / 4;
   for (std::uint64_t r = 0; r < rounds; ++r) {
     for (arma::uword i = first; i < last; ++i) {
@@ -184,6 +184,15 @@ __attribute__((target_clones("avx2", "default"))) void gibbs_kernel(KernelState&
       apply_change(st, i, b, c);
     }
   }
+}
+
+__attribute__((target("avx2"))) void gibbs_kernel_avx2(KernelState& st, Rng& rng, arma::uword first,
+                                                       arma::uword last, std::uint64_t rounds) {
+  gibbs_kernel_body(st, rng, first, last, rounds);
+}
+
+void gibbs_kernel_baseline(KernelState& st, Rng& rng, arma::uword first, arma::uword last, std::uint64_t rounds) {
+  gibbs_kernel_body(st, rng, first, last, rounds);
 }
 
 }  // namespace
@@ -235,7 +244,9 @@ void GibbsSampler::run(std::uint64_t rounds, arma::uword first, arma::uword last
   KernelState st{L_,          C_,          Cp_,         Lp_,         diagonal_U_, betaJ_.data(), Ucol_.data(),
                  F_.data(),   W_.data(),   ref_.data(), Z_.data(),   dU_.data(),  tmp_.data(),   state_.data(),
                  s_.data(),   updates_,    changes_};
-  gibbs_kernel(st, rng_, first, last, rounds);
+  static const bool has_avx2 = __builtin_cpu_supports("avx2");
+  if (has_avx2 && !baseline_kernel_) gibbs_kernel_avx2(st, rng_, first, last, rounds);
+  else gibbs_kernel_baseline(st, rng_, first, last, rounds);
   updates_ = st.updates;
   changes_ = st.changes;
 }

@@ -22,9 +22,11 @@
 // changed since. For a diagonal U (the standard Potts model) a change of s_j
 // from b to c touches only columns b and c of F, and just those weights are
 // updated, relative to a per-row reference (the row's max when last computed
-// in full; recomputed when a weight would leave [e^-708, e^600]). exp is computed by fast_exp below (our
-// own, deterministic on every machine and library, within 2 ulp of exp), so
-// the chain is exact up to double rounding and depends on (seed, stream) only.
+// in full; computed afresh when a weight would exceed e^600 or the row's sum
+// falls below 1e-250). exp is fast_exp below (our own, the same bits on
+// every machine and library, within 2 ulp of exp), so the chain is exact up
+// to double rounding and depends on (seed, stream) only, not on the vector
+// width (an AVX2 and a baseline kernel give identical chains).
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -63,6 +65,10 @@ class GibbsSampler {
   // Recompute the fields every n sweeps (0: never; default 1000).
   void set_refresh_sweeps(std::uint64_t n) { refresh_sweeps_ = n; }
 
+  // Use the baseline x86-64 kernel even where AVX2 is available (tests:
+  // both must give the same chain).
+  void use_baseline_kernel(bool b) { baseline_kernel_ = b; }
+
   std::uint64_t updates() const { return updates_; }
   std::uint64_t changes() const { return changes_; }  // updates that changed the colour
   arma::uword L() const { return L_; }
@@ -72,7 +78,7 @@ class GibbsSampler {
   void run(std::uint64_t rounds, arma::uword first, arma::uword last);
 
   arma::uword L_, C_, Cp_, Lp_;  // Cp_, Lp_: C, L padded to a multiple of 4 (vector width)
-  bool diagonal_U_ = false;
+  bool diagonal_U_ = false, baseline_kernel_ = false;
   std::vector<double> betaJ_;   // L x L: row j holds beta J_{., j} (symmetric), contiguous
   std::vector<double> Ucol_;    // C x Cp: row c holds column c of U, zero padded
   std::vector<double> F_;       // L x Cp: row i holds F(i, .); padding -inf (weight 0)

@@ -184,5 +184,22 @@ TEST(Gibbs, SameSeedAndStreamSameChain) {
   EXPECT_TRUE(arma::all(d.sequence() == e.sequence()));
 }
 
+// The AVX2 and the baseline x86-64 kernels give the same chain, bit for
+// bit (both U paths).
+TEST(Gibbs, VectorWidthDoesNotChangeTheChain) {
+  for (auto kind : {ColourKind::kGaussian, ColourKind::kIdentity}) {
+    PottsModel m = make_potts_model(20, 20, kind, kind == ColourKind::kIdentity ? 8.0 : 0.7, 3);
+    GibbsSampler a(m, 9, 3), b(m, 9, 3);
+    b.use_baseline_kernel(true);
+    for (int k = 0; k < 20; ++k) {
+      a.sweeps(150);
+      b.sweeps(150);
+      ASSERT_TRUE(arma::all(a.sequence() == b.sequence())) << to_string(kind) << " after " << 150 * (k + 1);
+    }
+    EXPECT_TRUE(arma::approx_equal(a.fields(), b.fields(), "absdiff", 0.0));
+    EXPECT_GT(a.changes(), 1000u);
+  }
+}
+
 }  // namespace
 }  // namespace potts
