@@ -81,8 +81,11 @@ struct KernelState {
 };
 
 // Weights of row i from scratch: ref_i = max_a F(i, a), W(i, a) = exp(F(i, a) - ref_i).
+// NV: the number of 4-vectors per row when known at compile time (0: from
+// st.Cp), so that the loops over a row unroll for the paper's C = 20.
+template <int NV>
 POTTS_INLINE void compute_row(KernelState& st, arma::uword i) {
-  const arma::uword nv = st.Cp / 4;
+  const arma::uword nv = NV ? NV : st.Cp / 4;
   const double* f = st.F + i * st.Cp;
   double* w = st.W + i * st.Cp;
   v4d m = load4(f);
@@ -101,6 +104,7 @@ POTTS_INLINE void compute_row(KernelState& st, arma::uword i) {
 //  * U diagonal (U = identity): only columns b and c change; their weights
 //    are updated in place against the row's reference, 2L exponentials.
 //  * otherwise every entry changes and rows are recomputed when visited.
+template <int NV>
 POTTS_INLINE void apply_change(KernelState& st, arma::uword j, int b, int c) {
   const arma::uword L = st.L, Cp = st.Cp;
   const double* uc = st.Ucol + c * Cp;
@@ -133,7 +137,7 @@ POTTS_INLINE void apply_change(KernelState& st, arma::uword j, int b, int c) {
     }
     return;
   }
-  const arma::uword nv = Cp / 4;
+  const arma::uword nv = NV ? NV : Cp / 4;
   for (arma::uword a = 0; a < Cp; ++a) st.dU[a] = uc[a] - ub[a];
   for (arma::uword i = 0; i < L; ++i) {
     double* f = st.F + i * Cp;
@@ -147,14 +151,15 @@ POTTS_INLINE void apply_change(KernelState& st, arma::uword j, int b, int c) {
 // eq. 5. Compiled twice below (AVX2 and baseline x86-64, chosen at run
 // time): the operations are the same element-wise IEEE operations in the
 // same order, so both versions give identical chains (tested).
+template <int NV>
 POTTS_INLINE void gibbs_kernel_body(KernelState& st, Rng& rng, arma::uword first, arma::uword last,
                                     std::uint64_t rounds) {
-  const arma::uword C = st.C, Cp = st.Cp, nv = Cp / 4;
+  const arma::uword C = st.C, Cp = st.Cp, nv = NV ? NV : Cp / 4;
   for (std::uint64_t r = 0; r < rounds; ++r) {
     for (arma::uword i = first; i < last; ++i) {
       double* w = st.W + i * Cp;
       if (st.state[i] != kFresh) {
-        if (st.state[i] == kStale) compute_row(st, i);
+        if (st.state[i] == kStale) compute_row<NV>(st, i);
         // Z = sum_a W(i, a) in a fixed order; a vanishing Z (every weight
         // drifted far below the reference) forces a fresh reference.
         for (int pass = 0; pass < 2; ++pass) {
@@ -162,7 +167,7 @@ POTTS_INLINE void gibbs_kernel_body(KernelState& st, Rng& rng, arma::uword first
           for (arma::uword k = 1; k < nv; ++k) acc += load4(w + 4 * k);
           st.Z[i] = (acc[0] + acc[1]) + (acc[2] + acc[3]);
           if (st.Z[i] > 1e-250 || pass == 1) break;
-          compute_row(st, i);
+          compute_row<NV>(st, i);
         }
         st.state[i] = kFresh;
       }
@@ -181,18 +186,20 @@ POTTS_INLINE void gibbs_kernel_body(KernelState& st, Rng& rng, arma::uword first
       }
       ++st.changes;
       st.s[i] = c;
-      apply_change(st, i, b, c);
+      apply_change<NV>(st, i, b, c);
     }
   }
 }
 
 __attribute__((target("avx2"))) void gibbs_kernel_avx2(KernelState& st, Rng& rng, arma::uword first,
                                                        arma::uword last, std::uint64_t rounds) {
-  gibbs_kernel_body(st, rng, first, last, rounds);
+  if (st.Cp == 20) gibbs_kernel_body<5>(st, rng, first, last, rounds);
+  else gibbs_kernel_body<0>(st, rng, first, last, rounds);
 }
 
 void gibbs_kernel_baseline(KernelState& st, Rng& rng, arma::uword first, arma::uword last, std::uint64_t rounds) {
-  gibbs_kernel_body(st, rng, first, last, rounds);
+  if (st.Cp == 20) gibbs_kernel_body<5>(st, rng, first, last, rounds);
+  else gibbs_kernel_body<0>(st, rng, first, last, rounds);
 }
 
 }  // namespace
@@ -210,17 +217,17 @@ GibbsSampler::GibbsSampler(const PottsModel& model, std::uint64_t seed, std::uin
   betaJ_.assign(L_ * L_, 0.0);
   for (arma::uword j = 0; j < L_; ++j)
     for (arma::uword i = 0; i < L_; ++i) betaJ_[j * L_ + i] = i == j ? 0.0 : model.beta * model.couplings_J(i, j);
-  Ucol_.assign(C_ * Cp_, 0.0);
+  Ucol_.assign(C_ * Cp_ / 4, Lane4{{0, 0, 0, 0}});
   for (arma::uword c = 0; c < C_; ++c)
-    for (arma::uword a = 0; a < C_; ++a) Ucol_[c * Cp_ + a] = model.colour_similarity_U(a, c);
+    for (arma::uword a = 0; a < C_; ++a) ptr(Ucol_)[c * Cp_ + a] = model.colour_similarity_U(a, c);
   diagonal_U_ = model.colour_similarity_U.is_diagmat();
-  F_.assign(L_ * Cp_, 0.0);
-  W_.assign(L_ * Cp_, 0.0);
+  F_.assign(L_ * Cp_ / 4, Lane4{{0, 0, 0, 0}});
+  W_.assign(L_ * Cp_ / 4, Lane4{{0, 0, 0, 0}});
   ref_.assign(L_, 0.0);
   Z_.assign(L_, 0.0);
   state_.assign(L_, kStale);
-  dU_.assign(Cp_, 0.0);
-  tmp_.assign(2 * Lp_, 0.0);
+  dU_.assign(Cp_ / 4, Lane4{{0, 0, 0, 0}});
+  tmp_.assign(2 * Lp_ / 4, Lane4{{0, 0, 0, 0}});
   s_.resize(L_);
   for (arma::uword i = 0; i < L_; ++i) s_[i] = static_cast<int>(rng_.below(C_));
   refresh_fields();
@@ -229,11 +236,11 @@ GibbsSampler::GibbsSampler(const PottsModel& model, std::uint64_t seed, std::uin
 void GibbsSampler::refresh_fields() {
   const double pad = -std::numeric_limits<double>::infinity();
   for (arma::uword i = 0; i < L_; ++i) {
-    double* f = &F_[i * Cp_];
+    double* f = ptr(F_) + i * Cp_;
     for (arma::uword a = 0; a < Cp_; ++a) f[a] = a < C_ ? 0.0 : pad;
     for (arma::uword j = 0; j < L_; ++j) {
       const double bj = betaJ_[j * L_ + i];
-      const double* u = &Ucol_[s_[j] * Cp_];
+      const double* u = ptr(Ucol_) + s_[j] * Cp_;
       for (arma::uword a = 0; a < C_; ++a) f[a] += bj * u[a];
     }
     state_[i] = kStale;
@@ -241,8 +248,8 @@ void GibbsSampler::refresh_fields() {
 }
 
 void GibbsSampler::run(std::uint64_t rounds, arma::uword first, arma::uword last) {
-  KernelState st{L_,          C_,          Cp_,         Lp_,         diagonal_U_, betaJ_.data(), Ucol_.data(),
-                 F_.data(),   W_.data(),   ref_.data(), Z_.data(),   dU_.data(),  tmp_.data(),   state_.data(),
+  KernelState st{L_,        C_,        Cp_,         Lp_,       diagonal_U_, betaJ_.data(), ptr(Ucol_),
+                 ptr(F_),   ptr(W_),   ref_.data(), Z_.data(), ptr(dU_),    ptr(tmp_),     state_.data(),
                  s_.data(),   updates_,    changes_};
   static const bool has_avx2 = __builtin_cpu_supports("avx2");
   if (has_avx2 && !baseline_kernel_) gibbs_kernel_avx2(st, rng_, first, last, rounds);
@@ -290,7 +297,7 @@ void GibbsSampler::set_sequence(const arma::irowvec& s) {
 arma::mat GibbsSampler::fields() const {
   arma::mat F(L_, C_);
   for (arma::uword i = 0; i < L_; ++i)
-    for (arma::uword a = 0; a < C_; ++a) F(i, a) = F_[i * Cp_ + a];
+    for (arma::uword a = 0; a < C_; ++a) F(i, a) = ptr(F_)[i * Cp_ + a];
   return F;
 }
 

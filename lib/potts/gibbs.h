@@ -80,14 +80,21 @@ class GibbsSampler {
   arma::uword L_, C_, Cp_, Lp_;  // Cp_, Lp_: C, L padded to a multiple of 4 (vector width)
   bool diagonal_U_ = false, baseline_kernel_ = false;
   std::vector<double> betaJ_;   // L x L: row j holds beta J_{., j} (symmetric), contiguous
-  std::vector<double> Ucol_;    // C x Cp: row c holds column c of U, zero padded
-  std::vector<double> F_;       // L x Cp: row i holds F(i, .); padding -inf (weight 0)
-  std::vector<double> W_;       // L x Cp: cached weights exp(F(i, a) - ref_i)
+  // Buffers of whole 32-byte-aligned groups of 4 doubles, so that no vector
+  // access straddles a cache line.
+  struct alignas(32) Lane4 {
+    double v[4];
+  };
+  static double* ptr(std::vector<Lane4>& b) { return b.empty() ? nullptr : b[0].v; }
+  static const double* ptr(const std::vector<Lane4>& b) { return b.empty() ? nullptr : b[0].v; }
+  std::vector<Lane4> Ucol_;     // C x Cp: row c holds column c of U, zero padded
+  std::vector<Lane4> F_;        // L x Cp: row i holds F(i, .); padding -inf (weight ~0)
+  std::vector<Lane4> W_;        // L x Cp: cached weights exp(F(i, a) - ref_i)
   std::vector<double> ref_;     // L: reference of row i (its max when last computed in full)
   std::vector<double> Z_;       // L: cached sum of row i of W
   std::vector<unsigned char> state_;  // L: whether W, Z of row i are current
-  std::vector<double> dU_;      // scratch: U[:, c] - U[:, b]
-  std::vector<double> tmp_;     // scratch: 2 Lp
+  std::vector<Lane4> dU_;       // scratch: U[:, c] - U[:, b] (Cp)
+  std::vector<Lane4> tmp_;      // scratch: 2 Lp
   std::vector<int> s_;
   Rng rng_;
   std::uint64_t refresh_sweeps_ = 1000, sweeps_done_ = 0, updates_ = 0, changes_ = 0;
