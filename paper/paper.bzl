@@ -2,7 +2,7 @@
 what results/ holds, and the collector that copies it there."""
 
 load("@rules_cc//cc:defs.bzl", "cc_binary")
-load("//paper:results.bzl", "results_index")
+load("//paper:results.bzl", "only_files", "results_index")
 load("//tools:stage.bzl", "stage")
 
 FIGURES = ["fig2a", "fig2b", "fig2c", "fig2d", "fig3_left", "fig3_right", "fig3_decay", "diversity"]
@@ -31,7 +31,15 @@ def paper_stages(scale):
 def paper_targets(scale, collector):
     tags = ["manual"] if scale == "paper" else []
     stages = paper_stages(scale)
-    inputs = {label: key for label, (key, _) in stages.items()}
+    inputs = {}
+    for label, (key, _) in stages.items():
+        if label.startswith("//stages/figures:"):
+            # Only the figure's summary (caption, derived numbers), which
+            # does not change when only its script does (Bazel then prunes).
+            only_files(name = "%s_%s_summary" % (scale, key), src = label, basenames = ["summary.json"], tags = tags)
+            inputs[":%s_%s_summary" % (scale, key)] = key
+        else:
+            inputs[label] = key
     inputs[":paper_template"] = "template"
 
     # The literate paper: paper.md with {{key.field}} filled from summaries.

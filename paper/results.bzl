@@ -30,3 +30,20 @@ results_index = rule(
     },
     doc = "Index of the files //paper:all copies into results/.",
 )
+
+def _only_files_impl(ctx):
+    files = [f for f in ctx.attr.src.files.to_list() if f.basename in ctx.attr.basenames]
+    if len(files) != len(ctx.attr.basenames):
+        fail("%s does not output all of %s" % (ctx.attr.src.label, ctx.attr.basenames))
+    return [DefaultInfo(files = depset(files))]
+
+only_files = rule(
+    implementation = _only_files_impl,
+    attrs = {
+        "src": attr.label(mandatory = True),
+        "basenames": attr.string_list(mandatory = True),
+    },
+    doc = """Forwards some files of a target: the paper reads a figure's
+summary.json but not its provenance record, which changes whenever the
+figure is redrawn, so editing a figure script reruns that figure alone.""",
+)

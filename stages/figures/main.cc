@@ -478,7 +478,8 @@ int main(int argc, char** argv) {
                      summary["figure"] = basename_of(st.output(png)).substr(0, basename_of(st.output(png)).size() - 4);
                      summary["caption"] = caption;
                      summary["script"] = scripts[0].first;
-                     summary["script_sha256"] = sha256_file(script);
+                     // (The script's hash is in the provenance record; the summary
+                     // stays the same when only the drawing changes.)
                      if (st.wants("summary.json")) st.write_summary(summary);
                    });
 }
