@@ -9,5 +9,5 @@ set bmargin at screen plot_bottom
 
 set label 99 caption at screen 0.02, screen caption_y left font ',6' noenhanced
 set grid lt 1 lc rgb '#dddddd' lw 0.5
-plot datafile index 0 using 1:2 with lines lw 1.5 lc rgb '#d55e00' title titles[1], \
+plot datafile index 0 using 1:2 with lines lw 1.8 lc rgb '#d55e00' title titles[1], \
      datafile index 1 using 1:2:3 with yerrorbars pt 7 ps 0.5 lc rgb '#0072b2' title titles[2]
