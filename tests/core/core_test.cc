@@ -8,6 +8,7 @@
 #include <set>
 
 #include "lib/core/config.h"
+#include "tests/util/test_util.h"
 #include "lib/core/io.h"
 #include "lib/core/rng.h"
 #include "lib/core/stage.h"
@@ -15,19 +16,8 @@
 namespace potts {
 namespace {
 
-std::string tmpdir() {
-  const char* t = std::getenv("TEST_TMPDIR");
-  return t ? t : "/tmp";
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const StageError& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing_util::error_of;
+using testing_util::tmpdir;
 
 TEST(Config, ReadsTypedValues) {
   auto c = Config::parse(R"({"L": 20, "beta": 0.5, "kind": "identity", "grid": [1, 2.5], "ok": true})", "c.json");

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lib/core/config.h"
+#include "tests/util/test_util.h"
 #include "lib/core/error.h"
 #include "lib/core/io.h"
 #include "lib/potts/calibration.h"
@@ -18,19 +19,8 @@
 namespace potts {
 namespace {
 
-std::string tmpdir() {
-  const char* t = std::getenv("TEST_TMPDIR");
-  return t ? t : "/tmp";
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const StageError& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing_util::error_of;
+using testing_util::tmpdir;
 
 // A tiny calibrated configuration (runs in well under a second).
 nlohmann::json tiny_config() {
