@@ -8,6 +8,7 @@
 #include <map>
 
 #include "lib/core/stage.h"
+#include "lib/potts/sample_data.h"
 #include "lib/plm/recovery.h"
 #include "lib/plm/sample_complexity.h"
 
@@ -36,13 +37,10 @@ int main(int argc, char** argv) {
     plm.finish();
     cfg.finish();
 
-    const std::string model_h5 = st.input("sample/model.h5");
-    PottsModel truth;
-    truth.couplings_J = h5_read_matrix(model_h5, "couplings_J");
-    truth.colour_similarity_U = h5_read_matrix(model_h5, "colour_similarity_U");
-    truth.beta = h5_read_matrix(model_h5, "beta")(0, 0);
-    const arma::imat train = h5_read_imatrix(st.input("sample/train.h5"), "sequences");
-    const arma::imat test = h5_read_imatrix(st.input("sample/test.h5"), "sequences");
+    const SampleData data =
+        read_sample_data(st.input("sample/model.h5"), st.input("sample/train.h5"), st.input("sample/test.h5"));
+    const PottsModel& truth = data.truth;
+    const arma::imat &train = data.train, &test = data.test;
     const auto sample = nlohmann::json::parse(read_text(st.input("sample/summary.json")));
 
     const RecoveryResult r = evaluate_recovery(train, test, truth, o, st.seed());

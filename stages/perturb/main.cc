@@ -27,6 +27,7 @@
 #include <cstdio>
 
 #include "lib/core/stage.h"
+#include "lib/potts/sample_data.h"
 #include "lib/nn/perturbed_attention.h"
 #include "lib/train/trainer.h"
 
@@ -61,20 +62,12 @@ int main(int argc, char** argv) {
 
     // --- data ---
     const std::string model_path = st.input("sample/model.h5");
-    PottsModel truth;
-    truth.couplings_J = h5_read_matrix(model_path, "couplings_J");
-    truth.colour_similarity_U = h5_read_matrix(model_path, "colour_similarity_U");
-    truth.beta = h5_read_matrix(model_path, "beta")(0, 0);
-    const arma::uword L = truth.L(), C = truth.C();
-    if (truth.couplings_J.n_cols != L || truth.colour_similarity_U.n_cols != C)
-      throw StageError(model_path + ": couplings_J and colour_similarity_U must be square");
-    nn::require_perturbed_shapes(L, C, L, model_path + " (perturb stage, d = L)");
     const std::string train_path = st.input("sample/train.h5"), test_path = st.input("sample/test.h5");
-    const arma::imat train_x = h5_read_imatrix(train_path, "sequences"), test_x = h5_read_imatrix(test_path, "sequences");
-    for (auto [x, p] : {std::make_pair(&train_x, &train_path), std::make_pair(&test_x, &test_path)})
-      if (x->n_cols != L)
-        throw StageError(*p + ": dataset 'sequences' has " + std::to_string(x->n_cols) +
-                         " columns; expected L = " + std::to_string(L) + " (from " + model_path + ")");
+    const SampleData data = read_sample_data(model_path, train_path, test_path);
+    const PottsModel& truth = data.truth;
+    const arma::imat &train_x = data.train, &test_x = data.test;
+    const arma::uword L = truth.L(), C = truth.C();
+    nn::require_perturbed_shapes(L, C, L, model_path + " (perturb stage, d = L)");
     const nn::SequenceSet train = nn::to_sequence_set(train_x, C, train_path + " 'sequences'");
     const nn::SequenceSet test = nn::to_sequence_set(test_x, C, test_path + " 'sequences'");
 

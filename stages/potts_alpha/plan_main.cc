@@ -4,6 +4,7 @@
 // realisations, chunks, the estimator (factored attention, L2 penalty,
 // L-BFGS, initialisation), and eps* of the true model on the test set.
 #include "lib/core/stage.h"
+#include "lib/potts/sample_data.h"
 #include "lib/plm/sample_complexity.h"
 #include "lib/potts/model.h"
 
@@ -27,14 +28,10 @@ int main(int argc, char** argv) {
     for (size_t k = 1; k < grid.size(); ++k)
       if (grid[k] <= grid[k - 1]) throw StageError(cfg.origin() + ": key 'M_grid': must be strictly increasing");
 
-    const arma::imat train = h5_read_imatrix(st.input("sample/train.h5"), "sequences");
-    const arma::imat test = h5_read_imatrix(st.input("sample/test.h5"), "sequences");
-    PottsModel truth;
-    truth.couplings_J = h5_read_matrix(st.input("sample/model.h5"), "couplings_J");
-    truth.colour_similarity_U = h5_read_matrix(st.input("sample/model.h5"), "colour_similarity_U");
-    truth.beta = h5_read_matrix(st.input("sample/model.h5"), "beta")(0, 0);
-    if (train.n_cols != truth.L() || test.n_cols != truth.L())
-      throw StageError("sample data: sequences have a different length from couplings_J");
+    const SampleData data =
+        read_sample_data(st.input("sample/model.h5"), st.input("sample/train.h5"), st.input("sample/test.h5"));
+    const PottsModel& truth = data.truth;
+    const arma::imat &train = data.train, &test = data.test;
     if (arma::uword(grid.back()) > train.n_rows)
       throw StageError(cfg.origin() + ": key 'M_grid': largest M = " + std::to_string(grid.back()) +
                        " exceeds the training pool of " + std::to_string(train.n_rows) + " sequences");
