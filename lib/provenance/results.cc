@@ -314,10 +314,20 @@ std::vector<std::string> audit_results(const std::string& dir) {
     if (r->second.value("seed", nlohmann::json()) != m.value("seed", nlohmann::json()) ||
         r->second.value("config", nlohmann::json()) != m.value("config", nlohmann::json()))
       problems.push_back(rel + ": configuration or seed in MANIFEST.json differ from " + rec);
-    const std::string base = basename_of(rel);
-    const auto& outs = r->second["outputs"];
-    if (rel != rec && outs.contains(base) && outs[base].value("sha256", std::string()) != m["sha256"])
-      problems.push_back(rel + ": differs from the output " + base + " recorded in " + rec);
+    // The output collected as `rel`, found through destination(): a
+    // figure's summary.json lies at figures/<name>.summary.json.
+    const auto outs = r->second.value("outputs", nlohmann::json::object());
+    for (const auto& [out, o] : outs.items()) {
+      std::string dest;
+      try {
+        dest = destination(r->second.value("target", std::string()), r->second.value("stage", std::string()), out);
+      } catch (const StageError& e) {
+        problems.push_back(rec + ": " + e.what());
+        break;
+      }
+      if (rel != rec && dest == rel && o.value("sha256", std::string()) != m["sha256"])
+        problems.push_back(rel + ": differs from the output " + out + " recorded in " + rec);
+    }
   }
 
   // 5. Chains: every input a stage took from another stage has that stage's
@@ -338,13 +348,13 @@ std::vector<std::string> audit_results(const std::string& dir) {
         // A stage given the upstream's record must embed it. One given only
         // some files (the paper reads a figure's summary.json alone, so that
         // redrawing a figure does not rerun it) is linked by hash: the chain
-        // holds if a record in results/ produced exactly these bytes.
+        // holds if another record in results/ produced exactly these bytes.
         const std::string want = in.value("sha256", std::string());
         bool found = false;
         if (!r["inputs"].contains(k + "/provenance.json"))
           for (const auto& [orec, o] : records) {
             const auto outs = o.value("outputs", nlohmann::json::object());
-            if (outs.contains(base) && outs[base].value("sha256", std::string()) == want) found = true;
+            if (orec != rec && outs.contains(base) && outs[base].value("sha256", std::string()) == want) found = true;
           }
         if (!found)
           problems.push_back(who + ": input " + key + " was made by an upstream stage whose provenance record is " +
