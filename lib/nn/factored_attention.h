@@ -18,10 +18,10 @@ namespace nn {
 
 class FactoredAttention : public MlmModel {
  public:
-  FactoredAttention(arma::uword L, arma::uword C);
+  FactoredAttention(arma::uword L, arma::uword C, Precision precision = Precision::kDouble);
 
-  arma::mat A;   // L x L attention (diagonal unused, kept at zero)
-  arma::mat V;   // C x C value matrix
+  arma::mat A;  // L x L attention (diagonal unused, kept at zero)
+  arma::mat V;  // C x C value matrix
   arma::mat dA, dV;
 
   // Initial values: A_ij ~ N(0, std_A^2) off the diagonal, V_ab ~ N(0, std_V^2),
@@ -33,14 +33,26 @@ class FactoredAttention : public MlmModel {
   double forward_backward(const Batch& batch, bool want_grad) override;
   Evaluation evaluate(const SequenceSet& test) override;
   bool predicts_all_positions() const override { return true; }
+  Precision precision() const { return precision_; }
 
   // Conditionals p(s_i = . | s_\i) for all i of one sequence (C x L), for tests.
   arma::mat conditionals(const int* sequence) const;
 
  private:
+  // One pass at precision T on parameters A, V (copies in T for float);
+  // gradients accumulate into dA, dV.
+  template <class T>
+  struct Pass {
+    Mat<T> A, V, dA, dV, Zt, Ht, probs_t, dZt;
+  };
+  template <class T>
+  double run(Pass<T>& pass, const Mat<T>& A, const Mat<T>& V, Mat<T>& dA, Mat<T>& dV, bool want_grad);
+
   arma::uword L_, C_;
+  Precision precision_;
   std::vector<int> tokens_, targets_;
-  arma::mat Z_, H_, probs_, dZ_;
+  Pass<double> double_pass_;
+  Pass<float> float_pass_;
 };
 
 }  // namespace nn

@@ -1,5 +1,6 @@
 #include "lib/nn/layers.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -49,75 +50,135 @@ __attribute__((target_clones("avx2", "default"))) void exp_nonpositive(double* x
   }
 }
 
-// ---------------------------------------------------------------------------
-void linear_forward(arma::mat& Y, const arma::mat& X, const arma::mat& W, const arma::mat& b) {
-  // X: in x T, W: out x in, b: out x 1 -> Y: out x T (one BLAS product)
-  Y.set_size(W.n_rows, X.n_cols);
-  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, W.n_rows, X.n_cols, W.n_cols, 1.0, W.memptr(), W.n_rows,
-              X.memptr(), X.n_rows, 0.0, Y.memptr(), Y.n_rows);  // Y = W X
-  const arma::uword out = W.n_rows;
-  const double* bp = b.memptr();
-  for (arma::uword t = 0; t < X.n_cols; ++t) {
-    double* y = Y.colptr(t);
-    for (arma::uword o = 0; o < out; ++o) y[o] += bp[o];
+// The float version: the same scheme with float constants, x clamped at -87
+// (2^-126, the smallest normal float) and the series to r^7 (truncation
+// below 6e-9 relative, under half an ulp).
+__attribute__((target_clones("avx2", "default"))) void exp_nonpositive(float* x, arma::uword n) {
+  const float log2e = 1.44269504f, ln2_hi = 0.693145751953125f, ln2_lo = 1.42860676533018704e-6f;
+  const float shifter = 12582912.0f;  // 1.5 * 2^23
+  for (arma::uword k = 0; k < n; ++k) {
+    const float xc = x[k] < -87.0f ? -87.0f : x[k];
+    const float t = xc * log2e + shifter;
+    const float kf = t - shifter;
+    const float r = (xc - kf * ln2_hi) - kf * ln2_lo;
+    float p = 1.0f / 5040.0f;
+    p = p * r + 1.0f / 720.0f;
+    p = p * r + 1.0f / 120.0f;
+    p = p * r + 1.0f / 24.0f;
+    p = p * r + 1.0f / 6.0f;
+    p = p * r + 0.5f;
+    p = p * r + 1.0f;
+    p = p * r + 1.0f;
+    std::uint32_t bits;
+    std::memcpy(&bits, &t, sizeof bits);
+    bits = (bits + 127) << 23;
+    float scale;
+    std::memcpy(&scale, &bits, sizeof scale);
+    x[k] = p * scale;
   }
 }
 
-void linear_backward(arma::mat* dX, arma::mat& dW, arma::mat& db, const arma::mat& dY, const arma::mat& X,
-                     const arma::mat& W) {
+// The hand-written kernels below are compiled twice, like exp_nonpositive
+// (AVX2 and baseline; the loader picks one for the CPU). Without FMA
+// contraction or reassociation, both run the same IEEE operations per
+// element in the same order: the same bits on every machine.
+#define POTTS_NN_KERNEL __attribute__((target_clones("avx2", "default")))
+
+void gemm(bool ta, bool tb, arma::uword m, arma::uword n, arma::uword k, double alpha, const double* A, arma::uword lda,
+          const double* B, arma::uword ldb, double beta, double* C, arma::uword ldc) {
+  cblas_dgemm(CblasColMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, int(m), int(n), int(k),
+              alpha, A, int(lda), B, int(ldb), beta, C, int(ldc));
+}
+
+void gemm(bool ta, bool tb, arma::uword m, arma::uword n, arma::uword k, float alpha, const float* A, arma::uword lda,
+          const float* B, arma::uword ldb, float beta, float* C, arma::uword ldc) {
+  cblas_sgemm(CblasColMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, int(m), int(n), int(k),
+              alpha, A, int(lda), B, int(ldb), beta, C, int(ldc));
+}
+
+// ---------------------------------------------------------------------------
+template <class T>
+POTTS_NN_KERNEL void linear_forward(Mat<T>& Y, const Mat<T>& X, const Mat<T>& W, const Mat<T>& b) {
+  // X: in x T, W: out x in, b: out x 1 -> Y: out x T. Y starts as b 1^T and
+  // one BLAS product adds W X to it (the product is summed first, then added
+  // to b: the same rounding as W X + b 1^T).
+  Y.set_size(W.n_rows, X.n_cols);
+  const arma::uword out = W.n_rows;
+  const T* bp = b.memptr();
+  for (arma::uword t = 0; t < X.n_cols; ++t) std::copy(bp, bp + out, Y.colptr(t));
+  gemm(false, false, W.n_rows, X.n_cols, W.n_cols, T(1), W.memptr(), W.n_rows, X.memptr(), X.n_rows, T(1), Y.memptr(),
+       Y.n_rows);  // Y += W X
+}
+
+template <class T>
+POTTS_NN_KERNEL void linear_backward(Mat<T>* dX, Mat<T>& dW, Mat<T>& db, const Mat<T>& dY, const Mat<T>& X,
+                                     const Mat<T>& W) {
   // in the forward pass this was: Y = W X + b 1^T, so now we have:
   // dL/dW += dY X^T
-  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, dY.n_rows, X.n_rows, dY.n_cols, 1.0, dY.memptr(), dY.n_rows,
-              X.memptr(), X.n_rows, 1.0, dW.memptr(), dW.n_rows);
+  gemm(false, true, dY.n_rows, X.n_rows, dY.n_cols, T(1), dY.memptr(), dY.n_rows, X.memptr(), X.n_rows, T(1),
+       dW.memptr(), dW.n_rows);
   // dL/db += dY 1
-  double* dbp = db.memptr();
+  T* dbp = db.memptr();
   for (arma::uword t = 0; t < dY.n_cols; ++t) {
-    const double* dy = dY.colptr(t);
+    const T* dy = dY.colptr(t);
     for (arma::uword o = 0; o < dY.n_rows; ++o) dbp[o] += dy[o];
   }
   // dL/dX += W^T dY
   if (dX)
-    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, W.n_cols, dY.n_cols, W.n_rows, 1.0, W.memptr(), W.n_rows,
-                dY.memptr(), dY.n_rows, 1.0, dX->memptr(), dX->n_rows);
+    gemm(true, false, W.n_cols, dY.n_cols, W.n_rows, T(1), W.memptr(), W.n_rows, dY.memptr(), dY.n_rows, T(1),
+         dX->memptr(), dX->n_rows);
 }
 
 // ---------------------------------------------------------------------------
-void relu_forward(arma::mat& Y, const arma::mat& X) {
+template <class T>
+POTTS_NN_KERNEL void relu_forward(Mat<T>& Y, const Mat<T>& X) {
   Y.set_size(X.n_rows, X.n_cols);
-  const double* x = X.memptr();
-  double* y = Y.memptr();
-  for (arma::uword k = 0; k < X.n_elem; ++k) y[k] = x[k] > 0.0 ? x[k] : 0.0;
+  const T* x = X.memptr();
+  T* y = Y.memptr();
+  for (arma::uword k = 0; k < X.n_elem; ++k) y[k] = x[k] > T(0) ? x[k] : T(0);
 }
 
-void relu_backward(arma::mat& dX, const arma::mat& dY, const arma::mat& Y) {
+template <class T>
+POTTS_NN_KERNEL void relu_backward(Mat<T>& dX, const Mat<T>& dY, const Mat<T>& Y, Grad mode) {
   // forward: y = max(0, x), so dx += dy [y > 0]
-  const double* dy = dY.memptr();
-  const double* y = Y.memptr();
-  double* dx = dX.memptr();
-  for (arma::uword k = 0; k < Y.n_elem; ++k)
-    if (y[k] > 0.0) dx[k] += dy[k];
+  if (mode == Grad::kOverwrite) dX.set_size(Y.n_rows, Y.n_cols);
+  const T* dy = dY.memptr();
+  const T* y = Y.memptr();
+  T* dx = dX.memptr();
+  // dy is loaded unconditionally: the loops become vector selects, not branches
+  if (mode == Grad::kOverwrite)
+    for (arma::uword k = 0; k < Y.n_elem; ++k) {
+      const T g = dy[k];
+      dx[k] = y[k] > T(0) ? g : T(0);
+    }
+  else
+    for (arma::uword k = 0; k < Y.n_elem; ++k) {
+      const T g = dy[k];
+      dx[k] += y[k] > T(0) ? g : T(0);
+    }
 }
 
 // ---------------------------------------------------------------------------
-void layernorm_forward(arma::mat& Y, LayerNormCache& cache, const arma::mat& X, const arma::mat& gamma,
-                       const arma::mat& beta, double eps) {
-  const arma::uword d = X.n_rows, T = X.n_cols;
-  Y.set_size(d, T);
-  cache.xhat.set_size(d, T);
-  cache.rstd.set_size(T);
-  const double* g = gamma.memptr();
-  const double* be = beta.memptr();
-  for (arma::uword t = 0; t < T; ++t) {
-    const double* x = X.colptr(t);
-    double mean = 0.0;
+template <class T>
+POTTS_NN_KERNEL void layernorm_forward(Mat<T>& Y, LayerNormCacheT<T>& cache, const Mat<T>& X, const Mat<T>& gamma,
+                                       const Mat<T>& beta, double eps) {
+  const arma::uword d = X.n_rows, n = X.n_cols;
+  Y.set_size(d, n);
+  cache.xhat.set_size(d, n);
+  cache.rstd.set_size(n);
+  const T* g = gamma.memptr();
+  const T* be = beta.memptr();
+  for (arma::uword t = 0; t < n; ++t) {
+    const T* x = X.colptr(t);
+    T mean = 0;
     for (arma::uword k = 0; k < d; ++k) mean += x[k];
-    mean /= double(d);
-    double var = 0.0;
+    mean /= T(d);
+    T var = 0;
     for (arma::uword k = 0; k < d; ++k) var += (x[k] - mean) * (x[k] - mean);
-    var /= double(d);  // biased variance, as in LayerNorm
-    const double rstd = 1.0 / std::sqrt(var + eps);
-    double* xh = cache.xhat.colptr(t);
-    double* y = Y.colptr(t);
+    var /= T(d);  // biased variance, as in LayerNorm
+    const T rstd = T(1) / std::sqrt(var + T(eps));
+    T* xh = cache.xhat.colptr(t);
+    T* y = Y.colptr(t);
     for (arma::uword k = 0; k < d; ++k) {
       xh[k] = (x[k] - mean) * rstd;
       y[k] = g[k] * xh[k] + be[k];
@@ -126,31 +187,36 @@ void layernorm_forward(arma::mat& Y, LayerNormCache& cache, const arma::mat& X, 
   }
 }
 
-void layernorm_backward(arma::mat& dX, arma::mat& dgamma, arma::mat& dbeta, const arma::mat& dY,
-                        const LayerNormCache& cache, const arma::mat& gamma) {
+template <class T>
+POTTS_NN_KERNEL void layernorm_backward(Mat<T>& dX, Mat<T>& dgamma, Mat<T>& dbeta, const Mat<T>& dY,
+                                        const LayerNormCacheT<T>& cache, const Mat<T>& gamma, Grad mode) {
   // forward: y = gamma xhat + beta, xhat = (x - mean) rstd, so now we have
   //   dxhat = dy gamma,
   //   dx = rstd (dxhat - mean(dxhat) - xhat mean(dxhat xhat)).
-  const arma::uword d = dY.n_rows, T = dY.n_cols;
-  const double* g = gamma.memptr();
-  double* dg = dgamma.memptr();
-  double* db = dbeta.memptr();
-  for (arma::uword t = 0; t < T; ++t) {
-    const double* dy = dY.colptr(t);
-    const double* xh = cache.xhat.colptr(t);
-    double mean_dxhat = 0.0, mean_dxhat_xhat = 0.0;
+  const arma::uword d = dY.n_rows, n = dY.n_cols;
+  if (mode == Grad::kOverwrite) dX.set_size(d, n);
+  const T* g = gamma.memptr();
+  T* dg = dgamma.memptr();
+  T* db = dbeta.memptr();
+  for (arma::uword t = 0; t < n; ++t) {
+    const T* dy = dY.colptr(t);
+    const T* xh = cache.xhat.colptr(t);
+    T mean_dxhat = 0, mean_dxhat_xhat = 0;
     for (arma::uword k = 0; k < d; ++k) {
-      const double dxh = dy[k] * g[k];
+      const T dxh = dy[k] * g[k];
       mean_dxhat += dxh;
       mean_dxhat_xhat += dxh * xh[k];
       dg[k] += dy[k] * xh[k];
       db[k] += dy[k];
     }
-    mean_dxhat /= double(d);
-    mean_dxhat_xhat /= double(d);
-    const double rstd = cache.rstd(t);
-    double* dx = dX.colptr(t);
-    for (arma::uword k = 0; k < d; ++k) dx[k] += rstd * (dy[k] * g[k] - mean_dxhat - xh[k] * mean_dxhat_xhat);
+    mean_dxhat /= T(d);
+    mean_dxhat_xhat /= T(d);
+    const T rstd = cache.rstd(t);
+    T* dx = dX.colptr(t);
+    if (mode == Grad::kOverwrite)
+      for (arma::uword k = 0; k < d; ++k) dx[k] = rstd * (dy[k] * g[k] - mean_dxhat - xh[k] * mean_dxhat_xhat);
+    else
+      for (arma::uword k = 0; k < d; ++k) dx[k] += rstd * (dy[k] * g[k] - mean_dxhat - xh[k] * mean_dxhat_xhat);
   }
 }
 
@@ -162,7 +228,8 @@ void layernorm_backward(arma::mat& dX, arma::mat& dgamma, arma::mat& dbeta, cons
 //
 // Kt: the keys of sequence b transposed (L x d, column c = feature c of all
 // keys), so that a score column is a sum of contiguous columns.
-static void transpose_block(double* out, const double* in, arma::uword d, arma::uword L) {
+template <class T>
+static void transpose_block(T* out, const T* in, arma::uword d, arma::uword L) {
   // in: d x L column-major -> out: L x d column-major
   for (arma::uword k = 0; k < L; ++k)
     for (arma::uword c = 0; c < d; ++c) out[c * L + k] = in[k * d + c];
@@ -171,46 +238,46 @@ static void transpose_block(double* out, const double* in, arma::uword d, arma::
 // The kernels are templates on (L, d): with the paper's sizes known at
 // compile time the loops are unrolled and kept in registers; kL = 0 is the
 // general case. Both give the same numbers (same operations, same order).
-template <arma::uword kL, arma::uword kD>
-static void attention_forward_impl(arma::mat& O, arma::mat& P, const arma::mat& Q, const arma::mat& K,
-                                   const arma::mat& V, arma::uword L_rt, arma::uword Lq) {
+template <class T, arma::uword kL, arma::uword kD>
+POTTS_NN_KERNEL static void attention_forward_impl(Mat<T>& O, Mat<T>& P, const Mat<T>& Q, const Mat<T>& K,
+                                                   const Mat<T>& V, arma::uword L_rt, arma::uword Lq) {
   const arma::uword L = kL ? kL : L_rt, d = kD ? kD : Q.n_rows, dv = kD ? kD : V.n_rows, B = K.n_cols / L;
-  const double scale = 1.0 / std::sqrt(double(d));
+  const T scale = T(1.0 / std::sqrt(double(d)));
   O.set_size(dv, B * Lq);
   P.set_size(L, B * Lq);
-  std::vector<double> Kt(L * d), heap_acc(kL ? 0 : L), heap_acc_o(kD ? 0 : dv);
-  double local_acc[kL ? kL : 1], local_acc_o[kD ? kD : 1];
-  double* acc = kL ? local_acc : heap_acc.data();
-  double* acc_o = kD ? local_acc_o : heap_acc_o.data();
+  std::vector<T> Kt(L * d), heap_acc(kL ? 0 : L), heap_acc_o(kD ? 0 : dv);
+  T local_acc[kL ? kL : 1], local_acc_o[kD ? kD : 1];
+  T* acc = kL ? local_acc : heap_acc.data();
+  T* acc_o = kD ? local_acc_o : heap_acc_o.data();
   for (arma::uword b = 0; b < B; ++b) {
     transpose_block(Kt.data(), K.colptr(b * L), d, L);
-    const double* Vb = V.colptr(b * L);
+    const T* Vb = V.colptr(b * L);
     for (arma::uword q = 0; q < Lq; ++q) {
-      const double* qv = Q.colptr(b * Lq + q);
-      double* p = P.colptr(b * Lq + q);
+      const T* qv = Q.colptr(b * Lq + q);
+      T* p = P.colptr(b * Lq + q);
       // S[:, q] = K_b^T q / sqrt(d), accumulated in a local buffer
-      for (arma::uword k = 0; k < L; ++k) acc[k] = 0.0;
+      for (arma::uword k = 0; k < L; ++k) acc[k] = 0;
       for (arma::uword c = 0; c < d; ++c) {
-        const double w = qv[c] * scale;
-        const double* kt = &Kt[c * L];
+        const T w = qv[c] * scale;
+        const T* kt = &Kt[c * L];
         for (arma::uword k = 0; k < L; ++k) acc[k] += w * kt[k];
       }
       for (arma::uword k = 0; k < L; ++k) p[k] = acc[k];
       // P[:, q] = softmax(S[:, q])
-      double mx = p[0];
+      T mx = p[0];
       for (arma::uword k = 1; k < L; ++k) mx = std::max(mx, p[k]);
       for (arma::uword k = 0; k < L; ++k) p[k] -= mx;
       exp_nonpositive(p, L);
-      double z = 0.0;
+      T z = 0;
       for (arma::uword k = 0; k < L; ++k) z += p[k];
-      const double inv = 1.0 / z;
+      const T inv = T(1) / z;
       for (arma::uword k = 0; k < L; ++k) p[k] *= inv;
       // O[:, q] = V_b P[:, q]
-      double* o = O.colptr(b * Lq + q);
-      for (arma::uword c = 0; c < dv; ++c) acc_o[c] = 0.0;
+      T* o = O.colptr(b * Lq + q);
+      for (arma::uword c = 0; c < dv; ++c) acc_o[c] = 0;
       for (arma::uword k = 0; k < L; ++k) {
-        const double w = p[k];
-        const double* v = Vb + k * dv;
+        const T w = p[k];
+        const T* v = Vb + k * dv;
         for (arma::uword c = 0; c < dv; ++c) acc_o[c] += w * v[c];
       }
       for (arma::uword c = 0; c < dv; ++c) o[c] = acc_o[c];
@@ -218,93 +285,111 @@ static void attention_forward_impl(arma::mat& O, arma::mat& P, const arma::mat& 
   }
 }
 
-template <arma::uword kL, arma::uword kD>
-static void attention_backward_impl(arma::mat& dQ, arma::mat& dK, arma::mat& dV, const arma::mat& dO,
-                                    const arma::mat& P, const arma::mat& Q, const arma::mat& K, const arma::mat& V,
-                                    arma::uword L_rt, arma::uword Lq) {
+template <class T, arma::uword kL, arma::uword kD>
+POTTS_NN_KERNEL static void attention_backward_impl(Mat<T>& dQ, Mat<T>& dK, Mat<T>& dV, const Mat<T>& dO,
+                                                    const Mat<T>& P, const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V,
+                                                    arma::uword L_rt, arma::uword Lq, Grad mode) {
   const arma::uword L = kL ? kL : L_rt, d = kD ? kD : Q.n_rows, dv = kD ? kD : V.n_rows, B = K.n_cols / L;
-  const double scale = 1.0 / std::sqrt(double(d));
-  std::vector<double> Vt(L * dv), heap_ds(kL ? 0 : L), heap_dq(kD ? 0 : d);
-  double local_ds[kL ? kL : 1], local_dq[kD ? kD : 1];
-  double* ds = kL ? local_ds : heap_ds.data();
-  double* dq_acc = kD ? local_dq : heap_dq.data();
+  const bool overwrite = mode == Grad::kOverwrite;
+  if (overwrite) {
+    dQ.set_size(arma::size(Q));
+    dK.set_size(arma::size(K));
+    dV.set_size(arma::size(V));
+  }
+  const T scale = T(1.0 / std::sqrt(double(d)));
+  std::vector<T> Vt(L * dv), heap_ds(kL ? 0 : L), heap_dq(kD ? 0 : d);
+  T local_ds[kL ? kL : 1], local_dq[kD ? kD : 1];
+  T* ds = kL ? local_ds : heap_ds.data();
+  T* dq_acc = kD ? local_dq : heap_dq.data();
   for (arma::uword b = 0; b < B; ++b) {
     transpose_block(Vt.data(), V.colptr(b * L), dv, L);
-    const double* Kb = K.colptr(b * L);
-    double* dKb = dK.colptr(b * L);
-    double* dVb = dV.colptr(b * L);
+    const T* Kb = K.colptr(b * L);
+    T* dKb = dK.colptr(b * L);
+    T* dVb = dV.colptr(b * L);
+    if (overwrite) {  // this sequence's blocks, zeroed while they are in cache
+      std::fill(dKb, dKb + L * d, T(0));
+      std::fill(dVb, dVb + L * dv, T(0));
+    }
     for (arma::uword q = 0; q < Lq; ++q) {
-      const double* p = P.colptr(b * Lq + q);
-      const double* dout = dO.colptr(b * Lq + q);
-      const double* qv = Q.colptr(b * Lq + q);
-      double* dq = dQ.colptr(b * Lq + q);
+      const T* p = P.colptr(b * Lq + q);
+      const T* dout = dO.colptr(b * Lq + q);
+      const T* qv = Q.colptr(b * Lq + q);
+      T* dq = dQ.colptr(b * Lq + q);
       // forward: O[:, q] = V_b P[:, q], so dV_b[:, k] += P[k, q] dO[:, q] and dP[:, q] = V_b^T dO[:, q]
       for (arma::uword k = 0; k < L; ++k) {
-        const double w = p[k];
-        double* dv_k = dVb + k * dv;
+        const T w = p[k];
+        T* dv_k = dVb + k * dv;
         for (arma::uword c = 0; c < dv; ++c) dv_k[c] += w * dout[c];
       }
-      for (arma::uword k = 0; k < L; ++k) ds[k] = 0.0;
+      for (arma::uword k = 0; k < L; ++k) ds[k] = 0;
       for (arma::uword c = 0; c < dv; ++c) {
-        const double w = dout[c];
-        const double* vt = &Vt[c * L];
+        const T w = dout[c];
+        const T* vt = &Vt[c * L];
         for (arma::uword k = 0; k < L; ++k) ds[k] += w * vt[k];
       }
       // forward: P = softmax(S), so dS = P (dP - <P, dP>); times 1/sqrt(d) from S = K^T Q / sqrt(d)
-      double dot = 0.0;
+      T dot = 0;
       for (arma::uword k = 0; k < L; ++k) dot += p[k] * ds[k];
       for (arma::uword k = 0; k < L; ++k) ds[k] = scale * p[k] * (ds[k] - dot);
       // forward: S[k, q] = K_b[:, k] . Q[:, q], so dQ[:, q] += sum_k dS[k] K_b[:, k], dK_b[:, k] += dS[k] Q[:, q]
-      for (arma::uword c = 0; c < d; ++c) dq_acc[c] = 0.0;
+      for (arma::uword c = 0; c < d; ++c) dq_acc[c] = 0;
       for (arma::uword k = 0; k < L; ++k) {
-        const double w = ds[k];
-        const double* kv = Kb + k * d;
-        double* dk = dKb + k * d;
+        const T w = ds[k];
+        const T* kv = Kb + k * d;
+        T* dk = dKb + k * d;
         for (arma::uword c = 0; c < d; ++c) dq_acc[c] += w * kv[c];
         for (arma::uword c = 0; c < d; ++c) dk[c] += w * qv[c];
       }
-      for (arma::uword c = 0; c < d; ++c) dq[c] += dq_acc[c];
+      if (overwrite)
+        for (arma::uword c = 0; c < d; ++c) dq[c] = dq_acc[c];
+      else
+        for (arma::uword c = 0; c < d; ++c) dq[c] += dq_acc[c];
     }
   }
 }
 
-void attention_forward(arma::mat& O, arma::mat& P, const arma::mat& Q, const arma::mat& K, const arma::mat& V,
-                       arma::uword L, arma::uword Lq) {
+template <class T>
+void attention_forward(Mat<T>& O, Mat<T>& P, const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V, arma::uword L,
+                       arma::uword Lq) {
   if (L == 20 && Q.n_rows == 20 && V.n_rows == 20)
-    attention_forward_impl<20, 20>(O, P, Q, K, V, L, Lq);
+    attention_forward_impl<T, 20, 20>(O, P, Q, K, V, L, Lq);
   else
-    attention_forward_impl<0, 0>(O, P, Q, K, V, L, Lq);
+    attention_forward_impl<T, 0, 0>(O, P, Q, K, V, L, Lq);
 }
 
-void attention_backward(arma::mat& dQ, arma::mat& dK, arma::mat& dV, const arma::mat& dO, const arma::mat& P,
-                        const arma::mat& Q, const arma::mat& K, const arma::mat& V, arma::uword L, arma::uword Lq) {
+template <class T>
+void attention_backward(Mat<T>& dQ, Mat<T>& dK, Mat<T>& dV, const Mat<T>& dO, const Mat<T>& P, const Mat<T>& Q,
+                        const Mat<T>& K, const Mat<T>& V, arma::uword L, arma::uword Lq, Grad mode) {
   if (L == 20 && Q.n_rows == 20 && V.n_rows == 20)
-    attention_backward_impl<20, 20>(dQ, dK, dV, dO, P, Q, K, V, L, Lq);
+    attention_backward_impl<T, 20, 20>(dQ, dK, dV, dO, P, Q, K, V, L, Lq, mode);
   else
-    attention_backward_impl<0, 0>(dQ, dK, dV, dO, P, Q, K, V, L, Lq);
+    attention_backward_impl<T, 0, 0>(dQ, dK, dV, dO, P, Q, K, V, L, Lq, mode);
 }
 
 // ---------------------------------------------------------------------------
-void embedding_forward(arma::mat& X, const std::vector<int>& tokens, const arma::mat& W_emb, const arma::mat& b_emb,
-                       const arma::mat& PE, arma::uword L) {
-  const arma::uword d = W_emb.n_rows, T = tokens.size();
-  X.set_size(d, T);
-  const double* be = b_emb.memptr();
-  for (arma::uword t = 0; t < T; ++t) {
-    const double* w = W_emb.colptr(tokens[t]);
-    const double* pe = PE.colptr(t % L);
-    double* x = X.colptr(t);
+template <class T>
+POTTS_NN_KERNEL void embedding_forward(Mat<T>& X, const std::vector<int>& tokens, const Mat<T>& W_emb,
+                                       const Mat<T>& b_emb, const Mat<T>& PE, arma::uword L) {
+  const arma::uword d = W_emb.n_rows, n = tokens.size();
+  X.set_size(d, n);
+  const T* be = b_emb.memptr();
+  for (arma::uword t = 0; t < n; ++t) {
+    const T* w = W_emb.colptr(tokens[t]);
+    const T* pe = PE.colptr(t % L);
+    T* x = X.colptr(t);
     for (arma::uword k = 0; k < d; ++k) x[k] = w[k] + be[k] + pe[k];
   }
 }
 
-void embedding_backward(arma::mat& dW_emb, arma::mat& db_emb, const arma::mat& dX, const std::vector<int>& tokens) {
+template <class T>
+POTTS_NN_KERNEL void embedding_backward(Mat<T>& dW_emb, Mat<T>& db_emb, const Mat<T>& dX,
+                                        const std::vector<int>& tokens) {
   // forward: x_t = W_emb onehot(token_t) + b_emb + pe, so dW_emb[:, token_t] += dx_t, db_emb += dx_t
   const arma::uword d = dX.n_rows;
-  double* db = db_emb.memptr();
+  T* db = db_emb.memptr();
   for (arma::uword t = 0; t < tokens.size(); ++t) {
-    const double* dx = dX.colptr(t);
-    double* dw = dW_emb.colptr(tokens[t]);
+    const T* dx = dX.colptr(t);
+    T* dw = dW_emb.colptr(tokens[t]);
     for (arma::uword k = 0; k < d; ++k) {
       dw[k] += dx[k];
       db[k] += dx[k];
@@ -323,109 +408,209 @@ arma::mat sinusoidal_positions(arma::uword d, arma::uword L) {
 }
 
 // ---------------------------------------------------------------------------
-void gather_forward(arma::mat& Xq, const arma::mat& X, const std::vector<arma::uword>& cols) {
+template <class T>
+void gather_forward(Mat<T>& Xq, const Mat<T>& X, const std::vector<arma::uword>& cols) {
   Xq.set_size(X.n_rows, cols.size());
   for (arma::uword k = 0; k < cols.size(); ++k)
     std::copy(X.colptr(cols[k]), X.colptr(cols[k]) + X.n_rows, Xq.colptr(k));
 }
 
-void gather_backward(arma::mat& dX, const arma::mat& dXq, const std::vector<arma::uword>& cols) {
+template <class T>
+POTTS_NN_KERNEL void gather_backward(Mat<T>& dX, const Mat<T>& dXq, const std::vector<arma::uword>& cols) {
   for (arma::uword k = 0; k < cols.size(); ++k) {
-    const double* src = dXq.colptr(k);
-    double* dst = dX.colptr(cols[k]);
+    const T* src = dXq.colptr(k);
+    T* dst = dX.colptr(cols[k]);
     for (arma::uword r = 0; r < dX.n_rows; ++r) dst[r] += src[r];
   }
 }
 
 // ---------------------------------------------------------------------------
-double cross_entropy_forward(arma::mat& probs, const arma::mat& Z, const std::vector<int>& targets) {
+// The softmax of each column is a short reduction over C values, which the
+// compiler cannot vectorise without reordering it. Blocks of kBlock columns
+// are transposed into a local buffer so that the same sequential reductions
+// run for kBlock columns at once (one per vector lane): the same operations
+// in the same order per column as the plain loop, hence the same bits.
+template <class T>
+POTTS_NN_KERNEL double cross_entropy_forward(Mat<T>& probs, const Mat<T>& Z, const std::vector<int>& targets) {
+  constexpr arma::uword kBlock = 16;
   const arma::uword C = Z.n_rows, n = Z.n_cols;
   probs.set_size(C, n);
-  // shifted logits z - max(z) <= 0 for every column (unused columns: 0), then
-  // one exp over the whole block, then normalisation
-  for (arma::uword k = 0; k < n; ++k) {
-    const double* z = Z.colptr(k);
-    double* p = probs.colptr(k);
-    if (targets[k] < 0) {
-      for (arma::uword a = 0; a < C; ++a) p[a] = 0.0;
-      continue;
-    }
-    double mx = z[0];
-    for (arma::uword a = 1; a < C; ++a) mx = std::max(mx, z[a]);
-    for (arma::uword a = 0; a < C; ++a) p[a] = z[a] - mx;
-  }
-  exp_nonpositive(probs.memptr(), probs.n_elem);
+  std::vector<T> buf(C * kBlock);  // buf[a kBlock + w] = Z[a, k0 + w]
+  T mx[kBlock], sum[kBlock];
   double loss = 0.0;
-  for (arma::uword k = 0; k < n; ++k) {
-    if (targets[k] < 0) continue;
-    const double* z = Z.colptr(k);
-    double* p = probs.colptr(k);
-    double mx = z[0];
-    for (arma::uword a = 1; a < C; ++a) mx = std::max(mx, z[a]);
-    double sum = 0.0;
-    for (arma::uword a = 0; a < C; ++a) sum += p[a];
-    const double inv = 1.0 / sum;
-    for (arma::uword a = 0; a < C; ++a) p[a] *= inv;
-    loss += mx + std::log(sum) - z[targets[k]];  // -log softmax(z)[target]
+  for (arma::uword k0 = 0; k0 < n; k0 += kBlock) {
+    const arma::uword nw = std::min(kBlock, n - k0);
+    for (arma::uword w = 0; w < kBlock; ++w) {
+      const T* z = Z.colptr(k0 + std::min(w, nw - 1));  // padding lanes repeat the last column
+      for (arma::uword a = 0; a < C; ++a) buf[a * kBlock + w] = z[a];
+    }
+    // shifted logits z - max(z) <= 0, one exp over the block, normalisation
+    for (arma::uword w = 0; w < kBlock; ++w) mx[w] = buf[w];
+    for (arma::uword a = 1; a < C; ++a)
+      for (arma::uword w = 0; w < kBlock; ++w) mx[w] = std::max(mx[w], buf[a * kBlock + w]);
+    for (arma::uword a = 0; a < C; ++a)
+      for (arma::uword w = 0; w < kBlock; ++w) buf[a * kBlock + w] -= mx[w];
+    exp_nonpositive(buf.data(), C * kBlock);
+    for (arma::uword w = 0; w < kBlock; ++w) sum[w] = 0;
+    for (arma::uword a = 0; a < C; ++a)
+      for (arma::uword w = 0; w < kBlock; ++w) sum[w] += buf[a * kBlock + w];
+    for (arma::uword w = 0; w < kBlock; ++w) {
+      const T inv = T(1) / sum[w];
+      for (arma::uword a = 0; a < C; ++a) buf[a * kBlock + w] *= inv;
+    }
+    for (arma::uword w = 0; w < nw; ++w) {
+      T* p = probs.colptr(k0 + w);
+      const int target = targets[k0 + w];
+      if (target < 0) {  // unused column: weight 0
+        for (arma::uword a = 0; a < C; ++a) p[a] = 0;
+        continue;
+      }
+      for (arma::uword a = 0; a < C; ++a) p[a] = buf[a * kBlock + w];
+      // -log softmax(z)[target] = max + log(sum) - z[target]
+      loss += double(mx[w] + std::log(sum[w]) - Z(target, k0 + w));
+    }
   }
   return loss;
 }
 
-void cross_entropy_backward(arma::mat& dZ, const arma::mat& probs, const std::vector<int>& targets, double scale) {
+template <class T>
+POTTS_NN_KERNEL void cross_entropy_backward(Mat<T>& dZ, const Mat<T>& probs, const std::vector<int>& targets,
+                                            double scale) {
   // forward: loss = logsumexp(z) - z[y], so dz = p - onehot(y)
   const arma::uword C = probs.n_rows;
+  const T s = T(scale);
   for (arma::uword k = 0; k < probs.n_cols; ++k) {
     if (targets[k] < 0) continue;
-    const double* p = probs.colptr(k);
-    double* dz = dZ.colptr(k);
-    for (arma::uword a = 0; a < C; ++a) dz[a] += scale * p[a];
-    dz[targets[k]] -= scale;
+    const T* p = probs.colptr(k);
+    T* dz = dZ.colptr(k);
+    for (arma::uword a = 0; a < C; ++a) dz[a] += s * p[a];
+    dz[targets[k]] -= s;
   }
+}
+
+template <class T>
+POTTS_NN_KERNEL double cross_entropy_rows_forward(Mat<T>& probs_t, const Mat<T>& Zt, const std::vector<int>& targets) {
+  const arma::uword n = Zt.n_rows, C = Zt.n_cols;
+  probs_t.set_size(n, C);
+  std::vector<T> mx(Zt.colptr(0), Zt.colptr(0) + n), sum(n, T(0));
+  for (arma::uword a = 1; a < C; ++a) {
+    const T* z = Zt.colptr(a);
+    for (arma::uword k = 0; k < n; ++k) mx[k] = std::max(mx[k], z[k]);
+  }
+  // shifted logits z - max(z) <= 0, one exp over the block, normalisation
+  for (arma::uword a = 0; a < C; ++a) {
+    const T* z = Zt.colptr(a);
+    T* p = probs_t.colptr(a);
+    for (arma::uword k = 0; k < n; ++k) p[k] = z[k] - mx[k];
+  }
+  exp_nonpositive(probs_t.memptr(), probs_t.n_elem);
+  for (arma::uword a = 0; a < C; ++a) {
+    const T* p = probs_t.colptr(a);
+    for (arma::uword k = 0; k < n; ++k) sum[k] += p[k];
+  }
+  std::vector<T> inv(n);
+  for (arma::uword k = 0; k < n; ++k) inv[k] = targets[k] < 0 ? T(0) : T(1) / sum[k];  // unused rows: zero
+  for (arma::uword a = 0; a < C; ++a) {
+    T* p = probs_t.colptr(a);
+    for (arma::uword k = 0; k < n; ++k) p[k] *= inv[k];
+  }
+  double loss = 0.0;
+  for (arma::uword k = 0; k < n; ++k)
+    if (targets[k] >= 0) loss += double(mx[k] + std::log(sum[k]) - Zt(k, arma::uword(targets[k])));
+  return loss;
+}
+
+template <class T>
+POTTS_NN_KERNEL void cross_entropy_rows_backward(Mat<T>& dZt, const Mat<T>& probs_t, const std::vector<int>& targets,
+                                                 double scale) {
+  // forward: loss = logsumexp(z) - z[y], so dz = p - onehot(y); unused rows of p are zero
+  const arma::uword n = probs_t.n_rows, C = probs_t.n_cols;
+  const T s = T(scale);
+  for (arma::uword a = 0; a < C; ++a) {
+    const T* p = probs_t.colptr(a);
+    T* dz = dZt.colptr(a);
+    for (arma::uword k = 0; k < n; ++k) dz[k] += s * p[k];
+  }
+  for (arma::uword k = 0; k < n; ++k)
+    if (targets[k] >= 0) dZt(k, arma::uword(targets[k])) -= s;
 }
 
 // ---------------------------------------------------------------------------
-void factored_attention_forward(arma::mat& Z, arma::mat& H, const std::vector<int>& sequences, const arma::mat& A,
-                                const arma::mat& V, arma::uword L) {
-  const arma::uword C = V.n_rows, B = sequences.size() / L;
-  H.zeros(V.n_cols, B * L);
-  const arma::mat At = A.t();  // column i = row i of A, contiguous
+template <class T>
+POTTS_NN_KERNEL void factored_attention_forward(Mat<T>& Zt, Mat<T>& Ht, const std::vector<int>& sequences,
+                                                const Mat<T>& A, const Mat<T>& V, arma::uword L) {
+  const arma::uword C = V.n_rows, B = sequences.size() / L, n = B * L;
+  Mat<T> Ad = A;  // the masked position does not attend to itself: A_jj = 0
+  Ad.diag().zeros();
+  Ht.zeros(n, V.n_cols);
   for (arma::uword b = 0; b < B; ++b) {
     const int* s = &sequences[b * L];
-    for (arma::uword i = 0; i < L; ++i) {
-      double* h = H.colptr(b * L + i);
-      const double* a = At.colptr(i);
-      for (arma::uword j = 0; j < L; ++j)
-        if (j != i) h[s[j]] += a[j];  // H[c, bL+i] = sum_{j != i, s_j = c} A_ij
+    for (arma::uword j = 0; j < L; ++j) {
+      // Ht[bL + i, s_j] += A_ij for all i: a contiguous column update
+      T* h = Ht.colptr(s[j]) + b * L;
+      const T* a = Ad.colptr(j);
+      for (arma::uword i = 0; i < L; ++i) h[i] += a[i];
     }
   }
-  Z.set_size(C, B * L);
-  // logits_i(a) = sum_{j != i} A_ij V[a, s_j]   (eq. 4):  Z = V H
-  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, C, B * L, V.n_cols, 1.0, V.memptr(), V.n_rows, H.memptr(),
-              H.n_rows, 0.0, Z.memptr(), Z.n_rows);
+  // logits_i(a) = sum_{j != i} A_ij V[a, s_j]   (eq. 4):  Zt = Ht V^T
+  Zt.set_size(n, C);
+  gemm(false, true, n, C, V.n_cols, T(1), Ht.memptr(), n, V.memptr(), V.n_rows, T(0), Zt.memptr(), n);
 }
 
-void factored_attention_backward(arma::mat& dA, arma::mat& dV, const arma::mat& dZ, const arma::mat& H,
-                                 const std::vector<int>& sequences, const arma::mat& V, arma::uword L) {
-  const arma::uword B = sequences.size() / L;
-  // forward: Z = V H, so dV += dZ H^T and dH = V^T dZ
-  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, dZ.n_rows, H.n_rows, dZ.n_cols, 1.0, dZ.memptr(), dZ.n_rows,
-              H.memptr(), H.n_rows, 1.0, dV.memptr(), dV.n_rows);
-  arma::mat dH(V.n_cols, dZ.n_cols);
-  cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, V.n_cols, dZ.n_cols, V.n_rows, 1.0, V.memptr(), V.n_rows,
-              dZ.memptr(), dZ.n_rows, 0.0, dH.memptr(), dH.n_rows);
-  // forward: H[s_j, bL+i] += A_ij, so dA_ij += dH[s_j, bL+i]
-  arma::mat dAt(L, L, arma::fill::zeros);  // transposed, as in the forward pass
+template <class T>
+POTTS_NN_KERNEL void factored_attention_backward(Mat<T>& dA, Mat<T>& dV, const Mat<T>& dZt, const Mat<T>& Ht,
+                                                 const std::vector<int>& sequences, const Mat<T>& V, arma::uword L) {
+  const arma::uword B = sequences.size() / L, n = B * L;
+  // forward: Zt = Ht V^T, so dV += dZt^T Ht and dHt = dZt V
+  gemm(true, false, V.n_rows, Ht.n_cols, n, T(1), dZt.memptr(), n, Ht.memptr(), n, T(1), dV.memptr(), dV.n_rows);
+  Mat<T> dHt(n, V.n_cols);
+  gemm(false, false, n, V.n_cols, V.n_rows, T(1), dZt.memptr(), n, V.memptr(), V.n_rows, T(0), dHt.memptr(), n);
+  // forward: Ht[bL + i, s_j] += A_ij, so dA_ij += dHt[bL + i, s_j]
+  Mat<T> dAb(L, L, arma::fill::zeros);
   for (arma::uword b = 0; b < B; ++b) {
     const int* s = &sequences[b * L];
-    for (arma::uword i = 0; i < L; ++i) {
-      const double* dh = dH.colptr(b * L + i);
-      double* da = dAt.colptr(i);
-      for (arma::uword j = 0; j < L; ++j)
-        if (j != i) da[j] += dh[s[j]];
+    for (arma::uword j = 0; j < L; ++j) {
+      const T* g = dHt.colptr(s[j]) + b * L;
+      T* da = dAb.colptr(j);
+      for (arma::uword i = 0; i < L; ++i) da[i] += g[i];
     }
   }
-  dA += dAt.t();
+  for (arma::uword j = 0; j < L; ++j)
+    for (arma::uword i = 0; i < L; ++i)
+      if (i != j) dA(i, j) += dAb(i, j);
 }
+
+// ---------------------------------------------------------------------------
+// The two instantiations.
+#define POTTS_NN_INSTANTIATE(T)                                                                                        \
+  template void linear_forward(Mat<T>&, const Mat<T>&, const Mat<T>&, const Mat<T>&);                                  \
+  template void linear_backward(Mat<T>*, Mat<T>&, Mat<T>&, const Mat<T>&, const Mat<T>&, const Mat<T>&);               \
+  template void relu_forward(Mat<T>&, const Mat<T>&);                                                                  \
+  template void relu_backward(Mat<T>&, const Mat<T>&, const Mat<T>&, Grad);                                            \
+  template void layernorm_forward(Mat<T>&, LayerNormCacheT<T>&, const Mat<T>&, const Mat<T>&, const Mat<T>&, double);  \
+  template void layernorm_backward(Mat<T>&, Mat<T>&, Mat<T>&, const Mat<T>&, const LayerNormCacheT<T>&, const Mat<T>&, \
+                                   Grad);                                                                              \
+  template void attention_forward(Mat<T>&, Mat<T>&, const Mat<T>&, const Mat<T>&, const Mat<T>&, arma::uword,          \
+                                  arma::uword);                                                                        \
+  template void attention_backward(Mat<T>&, Mat<T>&, Mat<T>&, const Mat<T>&, const Mat<T>&, const Mat<T>&,             \
+                                   const Mat<T>&, const Mat<T>&, arma::uword, arma::uword, Grad);                      \
+  template void embedding_forward(Mat<T>&, const std::vector<int>&, const Mat<T>&, const Mat<T>&, const Mat<T>&,       \
+                                  arma::uword);                                                                        \
+  template void embedding_backward(Mat<T>&, Mat<T>&, const Mat<T>&, const std::vector<int>&);                          \
+  template void gather_forward(Mat<T>&, const Mat<T>&, const std::vector<arma::uword>&);                               \
+  template void gather_backward(Mat<T>&, const Mat<T>&, const std::vector<arma::uword>&);                              \
+  template double cross_entropy_forward(Mat<T>&, const Mat<T>&, const std::vector<int>&);                              \
+  template void cross_entropy_backward(Mat<T>&, const Mat<T>&, const std::vector<int>&, double);                       \
+  template double cross_entropy_rows_forward(Mat<T>&, const Mat<T>&, const std::vector<int>&);                         \
+  template void cross_entropy_rows_backward(Mat<T>&, const Mat<T>&, const std::vector<int>&, double);                  \
+  template void factored_attention_forward(Mat<T>&, Mat<T>&, const std::vector<int>&, const Mat<T>&, const Mat<T>&,    \
+                                           arma::uword);                                                               \
+  template void factored_attention_backward(Mat<T>&, Mat<T>&, const Mat<T>&, const Mat<T>&, const std::vector<int>&,   \
+                                            const Mat<T>&, arma::uword);
+
+POTTS_NN_INSTANTIATE(double)
+POTTS_NN_INSTANTIATE(float)
+#undef POTTS_NN_INSTANTIATE
 
 }  // namespace nn
 }  // namespace potts

@@ -12,7 +12,13 @@
 // Backward functions ACCUMULATE (+=) into parameter gradients and into the
 // gradient of their input, so a tensor used twice (residuals) simply receives
 // two contributions. Callers zero the buffers.
+//
+// Every layer is a template on the scalar T, instantiated for double (the
+// reference path, checked against finite differences) and float (the fast
+// path, checked against the double one). Both run the same operations in the
+// same order; only the rounding differs.
 #pragma once
+#include <cmath>
 #include <vector>
 
 #include <armadillo>
@@ -20,32 +26,46 @@
 namespace potts {
 namespace nn {
 
+template <class T>
+using Mat = arma::Mat<T>;
+
+// How a backward function treats the gradient of its input: add to it (the
+// default), or size and overwrite it (saves zeroing a buffer first).
+enum class Grad { kAccumulate, kOverwrite };
+
 // ---------------------------------------------------------------------------
 // Linear (dense) layer: Y = W X + b 1^T.
 // X: in x T, W: out x in, b: out x 1, Y: out x T.
-void linear_forward(arma::mat& Y, const arma::mat& X, const arma::mat& W, const arma::mat& b);
+template <class T>
+void linear_forward(Mat<T>& Y, const Mat<T>& X, const Mat<T>& W, const Mat<T>& b);
 // dX may be null (input needs no gradient).
-void linear_backward(arma::mat* dX, arma::mat& dW, arma::mat& db, const arma::mat& dY, const arma::mat& X,
-                     const arma::mat& W);
+template <class T>
+void linear_backward(Mat<T>* dX, Mat<T>& dW, Mat<T>& db, const Mat<T>& dY, const Mat<T>& X, const Mat<T>& W);
 
 // ---------------------------------------------------------------------------
 // ReLU: Y = max(0, X), any shape.
-void relu_forward(arma::mat& Y, const arma::mat& X);
+template <class T>
+void relu_forward(Mat<T>& Y, const Mat<T>& X);
 // Uses the output Y (Y > 0 exactly where X > 0).
-void relu_backward(arma::mat& dX, const arma::mat& dY, const arma::mat& Y);
+template <class T>
+void relu_backward(Mat<T>& dX, const Mat<T>& dY, const Mat<T>& Y, Grad mode = Grad::kAccumulate);
 
 // ---------------------------------------------------------------------------
 // LayerNorm over the features of each column (Ba et al. 2016):
 //   xhat = (x - mean) / sqrt(var + eps),  y = gamma * xhat + beta.
 // X, Y: d x T; gamma, beta: d x 1. Cached: xhat (d x T) and rstd (T).
-struct LayerNormCache {
-  arma::mat xhat;
-  arma::vec rstd;
+template <class T>
+struct LayerNormCacheT {
+  Mat<T> xhat;
+  arma::Col<T> rstd;
 };
-void layernorm_forward(arma::mat& Y, LayerNormCache& cache, const arma::mat& X, const arma::mat& gamma,
-                       const arma::mat& beta, double eps);
-void layernorm_backward(arma::mat& dX, arma::mat& dgamma, arma::mat& dbeta, const arma::mat& dY,
-                        const LayerNormCache& cache, const arma::mat& gamma);
+using LayerNormCache = LayerNormCacheT<double>;
+template <class T>
+void layernorm_forward(Mat<T>& Y, LayerNormCacheT<T>& cache, const Mat<T>& X, const Mat<T>& gamma, const Mat<T>& beta,
+                       double eps);
+template <class T>
+void layernorm_backward(Mat<T>& dX, Mat<T>& dgamma, Mat<T>& dbeta, const Mat<T>& dY, const LayerNormCacheT<T>& cache,
+                        const Mat<T>& gamma, Grad mode = Grad::kAccumulate);
 
 // ---------------------------------------------------------------------------
 // Single-head scaled dot-product self-attention within each sequence
@@ -55,10 +75,13 @@ void layernorm_backward(arma::mat& dX, arma::mat& dgamma, arma::mat& dbeta, cons
 // Q: d x (B Lq) queries, K, V: d x (B L), O: d x (B Lq).
 // Cached: P (L x (B Lq)), column b Lq + q = attention of query q of
 // sequence b over the L keys of that sequence.
-void attention_forward(arma::mat& O, arma::mat& P, const arma::mat& Q, const arma::mat& K, const arma::mat& V,
-                       arma::uword L, arma::uword Lq);
-void attention_backward(arma::mat& dQ, arma::mat& dK, arma::mat& dV, const arma::mat& dO, const arma::mat& P,
-                        const arma::mat& Q, const arma::mat& K, const arma::mat& V, arma::uword L, arma::uword Lq);
+template <class T>
+void attention_forward(Mat<T>& O, Mat<T>& P, const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V, arma::uword L,
+                       arma::uword Lq);
+// mode applies to dQ, dK and dV together.
+template <class T>
+void attention_backward(Mat<T>& dQ, Mat<T>& dK, Mat<T>& dV, const Mat<T>& dO, const Mat<T>& P, const Mat<T>& Q,
+                        const Mat<T>& K, const Mat<T>& V, arma::uword L, arma::uword Lq, Grad mode = Grad::kAccumulate);
 
 // ---------------------------------------------------------------------------
 // Token embedding plus sinusoidal positional encoding (Vaswani et al. 2017):
@@ -66,9 +89,11 @@ void attention_backward(arma::mat& dQ, arma::mat& dK, arma::mat& dV, const arma:
 //   X[:, b L + j] = W_emb[:, token(b, j)] + b_emb + PE[:, j].
 // tokens: B L values in 0..C (row-major, b L + j); W_emb: d x (C+1);
 // b_emb: d x 1; PE: d x L.
-void embedding_forward(arma::mat& X, const std::vector<int>& tokens, const arma::mat& W_emb, const arma::mat& b_emb,
-                       const arma::mat& PE, arma::uword L);
-void embedding_backward(arma::mat& dW_emb, arma::mat& db_emb, const arma::mat& dX, const std::vector<int>& tokens);
+template <class T>
+void embedding_forward(Mat<T>& X, const std::vector<int>& tokens, const Mat<T>& W_emb, const Mat<T>& b_emb,
+                       const Mat<T>& PE, arma::uword L);
+template <class T>
+void embedding_backward(Mat<T>& dW_emb, Mat<T>& db_emb, const Mat<T>& dX, const std::vector<int>& tokens);
 
 // Sinusoidal encoding: PE[2k, j] = sin(j / 10000^(2k/d)), PE[2k+1, j] = cos(same).
 arma::mat sinusoidal_positions(arma::uword d, arma::uword L);
@@ -76,36 +101,61 @@ arma::mat sinusoidal_positions(arma::uword d, arma::uword L);
 // ---------------------------------------------------------------------------
 // Column selection (the query positions kept by the last block):
 // Xq[:, k] = X[:, cols[k]].
-void gather_forward(arma::mat& Xq, const arma::mat& X, const std::vector<arma::uword>& cols);
-void gather_backward(arma::mat& dX, const arma::mat& dXq, const std::vector<arma::uword>& cols);
+template <class T>
+void gather_forward(Mat<T>& Xq, const Mat<T>& X, const std::vector<arma::uword>& cols);
+template <class T>
+void gather_backward(Mat<T>& dX, const Mat<T>& dXq, const std::vector<arma::uword>& cols);
 
 // ---------------------------------------------------------------------------
 // Cross-entropy of a softmax over C classes, summed over the columns used:
 //   loss = sum_k weight_k (logsumexp(Z[:, k]) - Z[target_k, k]).
 // Z: C x n logits; targets: n colours; a column with target < 0 is skipped
 // (weight 0). Cached: probabilities (C x n). Returns the summed loss.
-double cross_entropy_forward(arma::mat& probs, const arma::mat& Z, const std::vector<int>& targets);
+template <class T>
+double cross_entropy_forward(Mat<T>& probs, const Mat<T>& Z, const std::vector<int>& targets);
 // dZ += scale (probs - onehot(target)) for every used column.
-void cross_entropy_backward(arma::mat& dZ, const arma::mat& probs, const std::vector<int>& targets, double scale);
+template <class T>
+void cross_entropy_backward(Mat<T>& dZ, const Mat<T>& probs, const std::vector<int>& targets, double scale);
+
+// The same with one ROW per prediction: Zt: n x C, probs_t: n x C (rows of
+// unused predictions are zero). Column a holds colour a of every prediction
+// contiguously, so the softmax runs across predictions in vector lanes with
+// the same per-prediction operations, in the same order, as above.
+template <class T>
+double cross_entropy_rows_forward(Mat<T>& probs_t, const Mat<T>& Zt, const std::vector<int>& targets);
+template <class T>
+void cross_entropy_rows_backward(Mat<T>& dZt, const Mat<T>& probs_t, const std::vector<int>& targets, double scale);
 
 // ---------------------------------------------------------------------------
 // Factored self-attention (eq. 4): for every sequence b and every position i
 // (masked; its own token is the zero vector and contributes nothing),
 //   logits_{b,i}(a) = sum_{j != i} A_ij V[a, s_j^b].
-// With the colour histogram weighted by attention,
-//   H[c, b L + i] = sum_{j != i, s_j = c} A_ij,
-// this is one product Z = V H over the whole batch.
+// With the colour histogram weighted by attention, stored transposed,
+//   Ht[b L + i, c] = sum_{j != i, s_j = c} A_ij,
+// this is one product over the whole batch, computed transposed (one row per
+// prediction, for cross_entropy_rows_*): Zt = Ht V^T. Column c of Ht is built
+// from whole columns of A: Ht[bL + :, s_j] += A[:, j], with A_jj = 0.
 // sequences: B L colours (row-major, b L + j); A: L x L (diagonal unused);
-// V: C x C; Z: C x (B L). Cached: H (C x (B L)).
-void factored_attention_forward(arma::mat& Z, arma::mat& H, const std::vector<int>& sequences, const arma::mat& A,
-                                const arma::mat& V, arma::uword L);
+// V: C x C; Zt: (B L) x C. Cached: Ht ((B L) x C).
+template <class T>
+void factored_attention_forward(Mat<T>& Zt, Mat<T>& Ht, const std::vector<int>& sequences, const Mat<T>& A,
+                                const Mat<T>& V, arma::uword L);
 // dA's diagonal stays untouched (A_ii never enters the model).
-void factored_attention_backward(arma::mat& dA, arma::mat& dV, const arma::mat& dZ, const arma::mat& H,
-                                 const std::vector<int>& sequences, const arma::mat& V, arma::uword L);
+template <class T>
+void factored_attention_backward(Mat<T>& dA, Mat<T>& dV, const Mat<T>& dZt, const Mat<T>& Ht,
+                                 const std::vector<int>& sequences, const Mat<T>& V, arma::uword L);
 
 // exp(x) in place for x <= 0 (softmax weights), deterministic on every
-// machine; relative error below 1e-15 against std::exp.
+// machine: relative error against std::exp below 1e-15 in double, below
+// 3e-7 (a few units in the last place) in float.
 void exp_nonpositive(double* x, arma::uword n);
+void exp_nonpositive(float* x, arma::uword n);
+
+// C = op(A) op(B) alpha + beta C, column-major (cblas_dgemm / cblas_sgemm).
+void gemm(bool trans_a, bool trans_b, arma::uword m, arma::uword n, arma::uword k, double alpha, const double* A,
+          arma::uword lda, const double* B, arma::uword ldb, double beta, double* C, arma::uword ldc);
+void gemm(bool trans_a, bool trans_b, arma::uword m, arma::uword n, arma::uword k, float alpha, const float* A,
+          arma::uword lda, const float* B, arma::uword ldb, float beta, float* C, arma::uword ldc);
 
 // Xavier-uniform (Glorot & Bengio 2010): U(-a, a), a = sqrt(6 / (fan_in + fan_out)),
 // for a weight matrix W (fan_out x fan_in), drawn with `uniform` in [0, 1).

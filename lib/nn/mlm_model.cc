@@ -14,12 +14,20 @@ SequenceSet to_sequence_set(const arma::imat& x, arma::uword C, const std::strin
     for (arma::uword i = 0; i < out.L; ++i) {
       const arma::sword c = x(m, i);
       if (c < 0 || c >= arma::sword(C))
-        throw StageError(what + ": colour " + std::to_string(c) + " at sequence " + std::to_string(m) +
-                         ", position " + std::to_string(i) + " is outside 0.." + std::to_string(C - 1));
+        throw StageError(what + ": colour " + std::to_string(c) + " at sequence " + std::to_string(m) + ", position " +
+                         std::to_string(i) + " is outside 0.." + std::to_string(C - 1));
       out.s[m * out.L + i] = int(c);
     }
   return out;
 }
+
+Precision parse_precision(const std::string& name, const std::string& what) {
+  if (name == "double") return Precision::kDouble;
+  if (name == "float") return Precision::kFloat;
+  throw StageError(what + ": precision must be \"double\" or \"float\", got \"" + name + "\"");
+}
+
+std::string to_string(Precision p) { return p == Precision::kFloat ? "float" : "double"; }
 
 arma::uword parameter_count(MlmModel& m) {
   arma::uword n = 0;

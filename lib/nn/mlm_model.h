@@ -35,6 +35,15 @@ SequenceSet to_sequence_set(const arma::imat& x, arma::uword C, const std::strin
 
 constexpr int kAllPositions = -1;
 
+// Arithmetic of a model's forward and backward passes. Parameters, their
+// gradients and the optimiser stay in double either way; kFloat runs the
+// passes on float copies (about twice the throughput of double) and adds the
+// gradients back in double.
+enum class Precision { kDouble, kFloat };
+// "double" or "float"; anything else is a StageError naming `what`.
+Precision parse_precision(const std::string& name, const std::string& what);
+std::string to_string(Precision p);
+
 struct Batch {
   const SequenceSet* data = nullptr;
   std::vector<arma::uword> rows;  // sequence indices into *data
@@ -54,8 +63,8 @@ struct Param {
 };
 
 struct Evaluation {
-  double test_loss = 0.0;    // eq. 3: mean over sequences and positions of -log p
-  arma::mat attention_map;   // L x L (diagonal irrelevant)
+  double test_loss = 0.0;   // eq. 3: mean over sequences and positions of -log p
+  arma::mat attention_map;  // L x L (diagonal irrelevant)
 };
 
 class MlmModel {

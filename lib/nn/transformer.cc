@@ -6,114 +6,145 @@
 namespace potts {
 namespace nn {
 
-static EncoderBlock zero_block(arma::uword d, arma::uword F) {
-  EncoderBlock b;
-  for (arma::mat* m : {&b.Wq, &b.Wk, &b.Wv, &b.Wo}) m->zeros(d, d);
-  for (arma::mat* m : {&b.bq, &b.bk, &b.bv, &b.bo, &b.ln1_gamma, &b.ln1_beta, &b.b2, &b.ln2_gamma, &b.ln2_beta})
-    m->zeros(d, 1);
-  b.W1.zeros(F, d);
-  b.b1.zeros(F, 1);
-  b.W2.zeros(d, F);
-  return b;
+template <class T>
+static TransformerWeights<T> zero_weights(const TransformerOptions& o) {
+  const arma::uword d = o.d, C = o.C, F = o.ffn_width;
+  TransformerWeights<T> w;
+  w.W_emb.zeros(d, C + 1);
+  w.b_emb.zeros(d, 1);
+  w.blocks.resize(o.layers);
+  for (EncoderBlockT<T>& b : w.blocks) {
+    for (Mat<T>* m : {&b.Wq, &b.Wk, &b.Wv, &b.Wo}) m->zeros(d, d);
+    for (Mat<T>* m : {&b.bq, &b.bk, &b.bv, &b.bo, &b.ln1_gamma, &b.ln1_beta, &b.b2, &b.ln2_gamma, &b.ln2_beta})
+      m->zeros(d, 1);
+    b.W1.zeros(F, d);
+    b.b1.zeros(F, 1);
+    b.W2.zeros(d, F);
+  }
+  if (o.head == "tutorial") {
+    w.Wh1.zeros(d, d);
+    w.bh1.zeros(d, 1);
+    w.lnh_gamma.zeros(d, 1);
+    w.lnh_beta.zeros(d, 1);
+  }
+  w.W_out.zeros(C, d);
+  w.b_out.zeros(C, 1);
+  return w;
 }
 
-VanillaTransformer::VanillaTransformer(const TransformerOptions& o) : o_(o) {
+// Calls f(name, matrix) for every trainable matrix of w, in the order of
+// parameters() (W_o, b_o only with the output projection; the tutorial
+// head's matrices only with that head).
+template <class T, class F>
+static void visit(TransformerWeights<T>& w, const TransformerOptions& o, F&& f) {
+  f("W_emb", w.W_emb);
+  f("b_emb", w.b_emb);
+  for (arma::uword n = 0; n < w.blocks.size(); ++n) {
+    EncoderBlockT<T>& p = w.blocks[n];
+    const std::string pre = "block" + std::to_string(n) + ".";
+    f(pre + "Wq", p.Wq);
+    f(pre + "bq", p.bq);
+    f(pre + "Wk", p.Wk);
+    f(pre + "bk", p.bk);
+    f(pre + "Wv", p.Wv);
+    f(pre + "bv", p.bv);
+    if (o.output_projection) {
+      f(pre + "Wo", p.Wo);
+      f(pre + "bo", p.bo);
+    }
+    f(pre + "ln1_gamma", p.ln1_gamma);
+    f(pre + "ln1_beta", p.ln1_beta);
+    f(pre + "W1", p.W1);
+    f(pre + "b1", p.b1);
+    f(pre + "W2", p.W2);
+    f(pre + "b2", p.b2);
+    f(pre + "ln2_gamma", p.ln2_gamma);
+    f(pre + "ln2_beta", p.ln2_beta);
+  }
+  if (o.head == "tutorial") {
+    f(std::string("head.W1"), w.Wh1);
+    f(std::string("head.b1"), w.bh1);
+    f(std::string("head.ln_gamma"), w.lnh_gamma);
+    f(std::string("head.ln_beta"), w.lnh_beta);
+  }
+  f(std::string("W_out"), w.W_out);
+  f(std::string("b_out"), w.b_out);
+}
+
+template <class T>
+static std::vector<Mat<T>*> matrices(TransformerWeights<T>& w, const TransformerOptions& o) {
+  std::vector<Mat<T>*> out;
+  visit(w, o, [&](const std::string&, Mat<T>& m) { out.push_back(&m); });
+  return out;
+}
+
+template <class T>
+static void init_pass(TransformerPass<T>& pass, const TransformerOptions& o) {
+  pass.PE = arma::conv_to<Mat<T>>::from(sinusoidal_positions(o.d, o.L));
+  pass.caches.resize(o.layers);
+}
+
+VanillaTransformer::VanillaTransformer(const TransformerOptions& o, Precision precision)
+    : o_(o), precision_(precision) {
   if (o.layers < 1) throw StageError("vanilla transformer: layers must be at least 1");
   if (o.head != "linear" && o.head != "tutorial")
     throw StageError("vanilla transformer: head must be \"linear\" or \"tutorial\", got \"" + o.head + "\"");
-  const arma::uword d = o.d, C = o.C;
-  W_emb.zeros(d, C + 1);
-  b_emb.zeros(d, 1);
-  for (arma::uword n = 0; n < o.layers; ++n) {
-    blocks.push_back(zero_block(d, o.ffn_width));
-    grad_blocks.push_back(zero_block(d, o.ffn_width));
-  }
-  if (o.head == "tutorial") {
-    Wh1.zeros(d, d);
-    bh1.zeros(d, 1);
-    lnh_gamma.ones(d, 1);
-    lnh_beta.zeros(d, 1);
-    dWh1.zeros(d, d);
-    dbh1.zeros(d, 1);
-    dlnh_gamma.zeros(d, 1);
-    dlnh_beta.zeros(d, 1);
-  }
-  W_out.zeros(C, d);
-  b_out.zeros(C, 1);
-  dW_emb.zeros(d, C + 1);
-  db_emb.zeros(d, 1);
-  dW_out.zeros(C, d);
-  db_out.zeros(C, 1);
-  PE_ = sinusoidal_positions(d, o.L);
-  caches_.resize(o.layers);
-  for (auto& b : blocks) {
+  w = zero_weights<double>(o);
+  g = zero_weights<double>(o);
+  for (auto& b : w.blocks) {
     b.ln1_gamma.ones();
     b.ln2_gamma.ones();
+  }
+  if (o.head == "tutorial") w.lnh_gamma.ones();
+  init_pass(double_pass_, o);
+  if (precision == Precision::kFloat) {
+    init_pass(float_pass_, o);
+    wf_ = zero_weights<float>(o);
+    gf_ = zero_weights<float>(o);
   }
 }
 
 void VanillaTransformer::initialise(std::uint64_t seed) {
   Rng rng(seed, streams::kInit);
   auto u = [&] { return rng.uniform(); };
-  xavier_uniform(W_emb, u);
-  b_emb.zeros();
-  for (auto& b : blocks) {
+  xavier_uniform(w.W_emb, u);
+  w.b_emb.zeros();
+  for (auto& b : w.blocks) {
     for (arma::mat* m : {&b.Wq, &b.Wk, &b.Wv, &b.Wo, &b.W1, &b.W2}) xavier_uniform(*m, u);
     for (arma::mat* m : {&b.bq, &b.bk, &b.bv, &b.bo, &b.b1, &b.b2, &b.ln1_beta, &b.ln2_beta}) m->zeros();
     b.ln1_gamma.ones();
     b.ln2_gamma.ones();
   }
   if (o_.head == "tutorial") {
-    xavier_uniform(Wh1, u);
-    bh1.zeros();
-    lnh_gamma.ones();
-    lnh_beta.zeros();
+    xavier_uniform(w.Wh1, u);
+    w.bh1.zeros();
+    w.lnh_gamma.ones();
+    w.lnh_beta.zeros();
   }
-  xavier_uniform(W_out, u);
-  b_out.zeros();
+  xavier_uniform(w.W_out, u);
+  w.b_out.zeros();
 }
 
 std::vector<Param> VanillaTransformer::parameters() {
-  std::vector<Param> ps = {{"W_emb", &W_emb, &dW_emb}, {"b_emb", &b_emb, &db_emb}};
-  for (arma::uword n = 0; n < blocks.size(); ++n) {
-    EncoderBlock& p = blocks[n];
-    EncoderBlock& g = grad_blocks[n];
-    const std::string pre = "block" + std::to_string(n) + ".";
-    ps.push_back({pre + "Wq", &p.Wq, &g.Wq});
-    ps.push_back({pre + "bq", &p.bq, &g.bq});
-    ps.push_back({pre + "Wk", &p.Wk, &g.Wk});
-    ps.push_back({pre + "bk", &p.bk, &g.bk});
-    ps.push_back({pre + "Wv", &p.Wv, &g.Wv});
-    ps.push_back({pre + "bv", &p.bv, &g.bv});
-    if (o_.output_projection) {
-      ps.push_back({pre + "Wo", &p.Wo, &g.Wo});
-      ps.push_back({pre + "bo", &p.bo, &g.bo});
-    }
-    ps.push_back({pre + "ln1_gamma", &p.ln1_gamma, &g.ln1_gamma});
-    ps.push_back({pre + "ln1_beta", &p.ln1_beta, &g.ln1_beta});
-    ps.push_back({pre + "W1", &p.W1, &g.W1});
-    ps.push_back({pre + "b1", &p.b1, &g.b1});
-    ps.push_back({pre + "W2", &p.W2, &g.W2});
-    ps.push_back({pre + "b2", &p.b2, &g.b2});
-    ps.push_back({pre + "ln2_gamma", &p.ln2_gamma, &g.ln2_gamma});
-    ps.push_back({pre + "ln2_beta", &p.ln2_beta, &g.ln2_beta});
-  }
-  if (o_.head == "tutorial") {
-    ps.push_back({"head.W1", &Wh1, &dWh1});
-    ps.push_back({"head.b1", &bh1, &dbh1});
-    ps.push_back({"head.ln_gamma", &lnh_gamma, &dlnh_gamma});
-    ps.push_back({"head.ln_beta", &lnh_beta, &dlnh_beta});
-  }
-  ps.push_back({"W_out", &W_out, &dW_out});
-  ps.push_back({"b_out", &b_out, &db_out});
+  std::vector<Param> ps;
+  visit(w, o_, [&](const std::string& name, arma::mat& m) { ps.push_back({name, &m, nullptr}); });
+  std::vector<arma::mat*> grads = matrices(g, o_);
+  for (arma::uword k = 0; k < ps.size(); ++k) ps[k].grad = grads[k];
   return ps;
+}
+
+void VanillaTransformer::refresh_float_weights() {
+  std::vector<arma::mat*> src = matrices(w, o_);
+  std::vector<arma::fmat*> dst = matrices(wf_, o_);
+  for (arma::uword k = 0; k < src.size(); ++k) *dst[k] = arma::conv_to<arma::fmat>::from(*src[k]);
 }
 
 // ---------------------------------------------------------------------------
 // One post-LayerNorm encoder block. X: d x (B L) -> Y: d x (B Lq); queries
 // are the columns c.query_cols of X (all of them when Lq = L).
-void VanillaTransformer::block_forward(const EncoderBlock& p, EncoderBlockCache& c, const arma::mat& X,
-                                       arma::uword Lq) {
+template <class T>
+void VanillaTransformer::block_forward(const EncoderBlockT<T>& p, EncoderBlockCache<T>& c, const Mat<T>& X,
+                                       arma::uword Lq) const {
   gather_forward(c.Xq, X, c.query_cols);
   linear_forward(c.Q, c.Xq, p.Wq, p.bq);
   linear_forward(c.K, X, p.Wk, p.bk);
@@ -133,19 +164,17 @@ void VanillaTransformer::block_forward(const EncoderBlock& p, EncoderBlockCache&
 }
 
 // dY: d x (B Lq) -> accumulates dX (d x (B L)) and the block's gradients g.
-void VanillaTransformer::block_backward(const EncoderBlock& p, EncoderBlock& g, EncoderBlockCache& c,
-                                        const arma::mat& X, const arma::mat& dY, arma::mat& dX, arma::uword Lq) {
-  c.dR2.zeros(arma::size(c.R2));
-  layernorm_backward(c.dR2, g.ln2_gamma, g.ln2_beta, dY, c.ln2, p.ln2_gamma);
+template <class T>
+void VanillaTransformer::block_backward(const EncoderBlockT<T>& p, EncoderBlockT<T>& g, EncoderBlockCache<T>& c,
+                                        const Mat<T>& X, const Mat<T>& dY, Mat<T>& dX, arma::uword Lq) const {
+  layernorm_backward(c.dR2, g.ln2_gamma, g.ln2_beta, dY, c.ln2, p.ln2_gamma, Grad::kOverwrite);
   // forward: R2 = Y1 + F, F = W_2 H + b_2
   c.dY1 = c.dR2;
   c.dH.zeros(arma::size(c.H));
   linear_backward(&c.dH, g.W2, g.b2, c.dR2, c.H, p.W2);
-  c.dHpre.zeros(arma::size(c.Hpre));
-  relu_backward(c.dHpre, c.dH, c.H);
+  relu_backward(c.dHpre, c.dH, c.H, Grad::kOverwrite);
   linear_backward(&c.dY1, g.W1, g.b1, c.dHpre, c.Y1, p.W1);
-  c.dR1.zeros(arma::size(c.R1));
-  layernorm_backward(c.dR1, g.ln1_gamma, g.ln1_beta, c.dY1, c.ln1, p.ln1_gamma);
+  layernorm_backward(c.dR1, g.ln1_gamma, g.ln1_beta, c.dY1, c.ln1, p.ln1_gamma, Grad::kOverwrite);
   // forward: R1 = Xq + Z, Z = W_o O + b_o
   c.dXq = c.dR1;
   if (o_.output_projection) {
@@ -154,10 +183,7 @@ void VanillaTransformer::block_backward(const EncoderBlock& p, EncoderBlock& g, 
   } else {
     c.dO = c.dR1;
   }
-  c.dQ.zeros(arma::size(c.Q));
-  c.dK.zeros(arma::size(c.K));
-  c.dV.zeros(arma::size(c.V));
-  attention_backward(c.dQ, c.dK, c.dV, c.dO, c.P, c.Q, c.K, c.V, o_.L, Lq);
+  attention_backward(c.dQ, c.dK, c.dV, c.dO, c.P, c.Q, c.K, c.V, o_.L, Lq, Grad::kOverwrite);
   linear_backward(&c.dXq, g.Wq, g.bq, c.dQ, c.Xq, p.Wq);
   gather_backward(dX, c.dXq, c.query_cols);
   // forward: K = W_k X + b_k, V = W_v X + b_v
@@ -166,20 +192,21 @@ void VanillaTransformer::block_backward(const EncoderBlock& p, EncoderBlock& g, 
 }
 
 // ---------------------------------------------------------------------------
-double VanillaTransformer::forward(const SequenceSet& data, const std::vector<arma::uword>& rows,
-                                   const std::vector<int>& masked) {
-  const arma::uword B = rows.size(), L = o_.L, N = blocks.size();
-  tokens_.resize(B * L);
-  targets_.resize(B);
+template <class T>
+double VanillaTransformer::forward(const TransformerWeights<T>& w, TransformerPass<T>& pass, const SequenceSet& data,
+                                   const std::vector<arma::uword>& rows, const std::vector<int>& masked) const {
+  const arma::uword B = rows.size(), L = o_.L, N = w.blocks.size();
+  pass.tokens.resize(B * L);
+  pass.targets.resize(B);
   for (arma::uword b = 0; b < B; ++b) {
     const int* s = data.row(rows[b]);
-    for (arma::uword j = 0; j < L; ++j) tokens_[b * L + j] = s[j];
-    tokens_[b * L + masked[b]] = int(o_.C);  // the mask token
-    targets_[b] = s[masked[b]];
+    for (arma::uword j = 0; j < L; ++j) pass.tokens[b * L + j] = s[j];
+    pass.tokens[b * L + masked[b]] = int(o_.C);  // the mask token
+    pass.targets[b] = s[masked[b]];
   }
-  embedding_forward(X0_, tokens_, W_emb, b_emb, PE_, L);
+  embedding_forward(pass.X0, pass.tokens, w.W_emb, w.b_emb, pass.PE, L);
   for (arma::uword n = 0; n < N; ++n) {
-    EncoderBlockCache& c = caches_[n];
+    EncoderBlockCache<T>& c = pass.caches[n];
     const bool last = n + 1 == N;
     c.query_cols.resize(last ? B : B * L);
     for (arma::uword b = 0; b < B; ++b)
@@ -187,44 +214,47 @@ double VanillaTransformer::forward(const SequenceSet& data, const std::vector<ar
         c.query_cols[b] = b * L + masked[b];  // only the masked position reaches the read-out
       else
         for (arma::uword j = 0; j < L; ++j) c.query_cols[b * L + j] = b * L + j;
-    block_forward(blocks[n], c, n == 0 ? X0_ : caches_[n - 1].Y, last ? 1 : L);
+    block_forward(w.blocks[n], c, n == 0 ? pass.X0 : pass.caches[n - 1].Y, last ? 1 : L);
   }
-  const arma::mat& Y = caches_[N - 1].Y;  // d x B, the masked positions
+  const Mat<T>& Y = pass.caches[N - 1].Y;  // d x B, the masked positions
   if (o_.head == "tutorial") {
-    linear_forward(Hh_pre_, Y, Wh1, bh1);
-    layernorm_forward(Hh_ln_, lnh_, Hh_pre_, lnh_gamma, lnh_beta, o_.layernorm_eps);
-    relu_forward(Hh_, Hh_ln_);
-    linear_forward(logits_, Hh_, W_out, b_out);
+    linear_forward(pass.Hh_pre, Y, w.Wh1, w.bh1);
+    layernorm_forward(pass.Hh_ln, pass.lnh, pass.Hh_pre, w.lnh_gamma, w.lnh_beta, o_.layernorm_eps);
+    relu_forward(pass.Hh, pass.Hh_ln);
+    linear_forward(pass.logits, pass.Hh, w.W_out, w.b_out);
   } else {
-    linear_forward(logits_, Y, W_out, b_out);
+    linear_forward(pass.logits, Y, w.W_out, w.b_out);
   }
-  return cross_entropy_forward(probs_, logits_, targets_);
+  return cross_entropy_forward(pass.probs, pass.logits, pass.targets);
 }
 
-void VanillaTransformer::backward() {
-  const arma::uword N = blocks.size();
-  arma::mat dlogits(arma::size(logits_), arma::fill::zeros);
-  cross_entropy_backward(dlogits, probs_, targets_, 1.0);
-  arma::mat dY(arma::size(caches_[N - 1].Y), arma::fill::zeros);
+template <class T>
+void VanillaTransformer::backward(const TransformerWeights<T>& w, TransformerWeights<T>& g,
+                                  TransformerPass<T>& pass) const {
+  const arma::uword N = w.blocks.size();
+  Mat<T> dlogits(arma::size(pass.logits), arma::fill::zeros);
+  cross_entropy_backward(dlogits, pass.probs, pass.targets, 1.0);
+  const Mat<T>& Y = pass.caches[N - 1].Y;
+  Mat<T> dY(arma::size(Y), arma::fill::zeros);
   if (o_.head == "tutorial") {
-    arma::mat dHh(arma::size(Hh_), arma::fill::zeros), dHln(arma::size(Hh_ln_), arma::fill::zeros),
-        dHpre(arma::size(Hh_pre_), arma::fill::zeros);
-    linear_backward(&dHh, dW_out, db_out, dlogits, Hh_, W_out);
-    relu_backward(dHln, dHh, Hh_);
-    layernorm_backward(dHpre, dlnh_gamma, dlnh_beta, dHln, lnh_, lnh_gamma);
-    linear_backward(&dY, dWh1, dbh1, dHpre, caches_[N - 1].Y, Wh1);
+    Mat<T> dHh(arma::size(pass.Hh), arma::fill::zeros), dHln(arma::size(pass.Hh_ln), arma::fill::zeros),
+        dHpre(arma::size(pass.Hh_pre), arma::fill::zeros);
+    linear_backward(&dHh, g.W_out, g.b_out, dlogits, pass.Hh, w.W_out);
+    relu_backward(dHln, dHh, pass.Hh);
+    layernorm_backward(dHpre, g.lnh_gamma, g.lnh_beta, dHln, pass.lnh, w.lnh_gamma);
+    linear_backward(&dY, g.Wh1, g.bh1, dHpre, Y, w.Wh1);
   } else {
-    linear_backward(&dY, dW_out, db_out, dlogits, caches_[N - 1].Y, W_out);
+    linear_backward(&dY, g.W_out, g.b_out, dlogits, Y, w.W_out);
   }
-  const arma::mat* dnext = &dY;  // gradient of the current block's output
+  const Mat<T>* dnext = &dY;  // gradient of the current block's output
   for (arma::uword n = N; n-- > 0;) {
-    const arma::mat& X = n == 0 ? X0_ : caches_[n - 1].Y;
-    EncoderBlockCache& c = caches_[n];
+    const Mat<T>& X = n == 0 ? pass.X0 : pass.caches[n - 1].Y;
+    EncoderBlockCache<T>& c = pass.caches[n];
     c.dX.zeros(arma::size(X));
-    block_backward(blocks[n], grad_blocks[n], c, X, *dnext, c.dX, n + 1 == N ? 1 : o_.L);
+    block_backward(w.blocks[n], g.blocks[n], c, X, *dnext, c.dX, n + 1 == N ? 1 : o_.L);
     dnext = &c.dX;
   }
-  embedding_backward(dW_emb, db_emb, *dnext, tokens_);
+  embedding_backward(g.W_emb, g.b_emb, *dnext, pass.tokens);
 }
 
 double VanillaTransformer::forward_backward(const Batch& batch, bool want_grad) {
@@ -241,15 +271,44 @@ double VanillaTransformer::forward_backward(const Batch& batch, bool want_grad) 
       masked.push_back(batch.masked[b]);
     }
   }
-  const double loss = forward(*batch.data, rows, masked);
-  if (want_grad) backward();
+  if (precision_ == Precision::kDouble) {
+    const double loss = forward(w, double_pass_, *batch.data, rows, masked);
+    if (want_grad) backward(w, g, double_pass_);
+    return loss;
+  }
+  refresh_float_weights();
+  const double loss = forward(wf_, float_pass_, *batch.data, rows, masked);
+  if (want_grad) {
+    std::vector<arma::fmat*> gf = matrices(gf_, o_);
+    for (arma::fmat* m : gf) m->zeros();
+    backward(wf_, gf_, float_pass_);
+    std::vector<arma::mat*> gd = matrices(g, o_);
+    for (arma::uword k = 0; k < gd.size(); ++k) *gd[k] += arma::conv_to<arma::mat>::from(*gf[k]);
+  }
+  return loss;
+}
+
+template <class T>
+double VanillaTransformer::evaluate_chunk(const TransformerWeights<T>& w, TransformerPass<T>& pass,
+                                          const SequenceSet& test, const std::vector<arma::uword>& rows,
+                                          const std::vector<int>& masked, arma::mat& last, arma::mat& previous) const {
+  const arma::uword L = o_.L, N = w.blocks.size();
+  const double loss = forward(w, pass, test, rows, masked);
+  for (arma::uword b = 0; b < rows.size(); ++b) {
+    const arma::uword i = masked[b];
+    for (arma::uword k = 0; k < L; ++k) {
+      last(i, k) += double(pass.caches[N - 1].P(k, b));  // the masked query's attention over the L keys
+      if (N >= 2) previous(i, k) += double(pass.caches[N - 2].P(k, b * L + i));
+    }
+  }
   return loss;
 }
 
 Evaluation VanillaTransformer::evaluate(const SequenceSet& test) {
-  const arma::uword L = o_.L, N = blocks.size();
+  const arma::uword L = o_.L, N = w.blocks.size();
   arma::mat last(L, L, arma::fill::zeros), previous(L, L, arma::fill::zeros);
   double total = 0.0;
+  if (precision_ == Precision::kFloat) refresh_float_weights();
   const arma::uword chunk = 10;  // sequences per pass, each masked at all L positions
   for (arma::uword m0 = 0; m0 < test.M; m0 += chunk) {
     std::vector<arma::uword> rows;
@@ -259,12 +318,8 @@ Evaluation VanillaTransformer::evaluate(const SequenceSet& test) {
         rows.push_back(m);
         masked.push_back(int(i));
       }
-    total += forward(test, rows, masked);
-    for (arma::uword b = 0; b < rows.size(); ++b) {
-      const arma::uword i = masked[b];
-      last.row(i) += caches_[N - 1].P.col(b).t();  // the masked query's attention over the L keys
-      if (N >= 2) previous.row(i) += caches_[N - 2].P.col(b * L + i).t();
-    }
+    total += precision_ == Precision::kDouble ? evaluate_chunk(w, double_pass_, test, rows, masked, last, previous)
+                                              : evaluate_chunk(wf_, float_pass_, test, rows, masked, last, previous);
   }
   Evaluation e;
   e.test_loss = total / double(test.M * L);

@@ -23,32 +23,53 @@ namespace nn {
 struct TransformerOptions {
   arma::uword L = 20, C = 20, d = 20;
   arma::uword layers = 1;
-  arma::uword ffn_width = 40;        // F; SPEC choice: 2d
-  bool output_projection = true;     // W_o, b_o after attention (tutorial); false: O used directly
-  std::string head = "linear";       // "linear": Dense(C); "tutorial": Dense(d) -> LayerNorm -> ReLU -> Dense(C)
-  double layernorm_eps = 1e-6;       // flax.linen.LayerNorm default
+  arma::uword ffn_width = 40;     // F; SPEC choice: 2d
+  bool output_projection = true;  // W_o, b_o after attention (tutorial); false: O used directly
+  std::string head = "linear";    // "linear": Dense(C); "tutorial": Dense(d) -> LayerNorm -> ReLU -> Dense(C)
+  double layernorm_eps = 1e-6;    // flax.linen.LayerNorm default
 };
 
-// Parameters of one encoder block (values or gradients).
-struct EncoderBlock {
-  arma::mat Wq, bq, Wk, bk, Wv, bv, Wo, bo;  // d x d, d x 1
-  arma::mat ln1_gamma, ln1_beta;             // d x 1
-  arma::mat W1, b1, W2, b2;                  // F x d, F x 1, d x F, d x 1
-  arma::mat ln2_gamma, ln2_beta;             // d x 1
+// Parameters of one encoder block (values or gradients), at precision T.
+template <class T>
+struct EncoderBlockT {
+  Mat<T> Wq, bq, Wk, bk, Wv, bv, Wo, bo;  // d x d, d x 1
+  Mat<T> ln1_gamma, ln1_beta;             // d x 1
+  Mat<T> W1, b1, W2, b2;                  // F x d, F x 1, d x F, d x 1
+  Mat<T> ln2_gamma, ln2_beta;             // d x 1
+};
+using EncoderBlock = EncoderBlockT<double>;
+
+// All parameters of the model (values or gradients), at precision T.
+template <class T>
+struct TransformerWeights {
+  Mat<T> W_emb, b_emb;  // d x (C+1), d x 1
+  std::vector<EncoderBlockT<T>> blocks;
+  Mat<T> Wh1, bh1, lnh_gamma, lnh_beta;  // tutorial head only: d x d, d x 1, d x 1, d x 1
+  Mat<T> W_out, b_out;                   // C x d, C x 1
 };
 
 // What one block's forward pass keeps for its backward pass.
+template <class T>
 struct EncoderBlockCache {
   std::vector<arma::uword> query_cols;  // columns of the input used as queries
-  arma::mat Xq, Q, K, V, P, O, Z, R1, Y1, Hpre, H, F, R2, Y;
-  LayerNormCache ln1, ln2;
+  Mat<T> Xq, Q, K, V, P, O, Z, R1, Y1, Hpre, H, F, R2, Y;
+  LayerNormCacheT<T> ln1, ln2;
   // gradient buffers of the backward pass (kept to avoid reallocation)
-  arma::mat dX, dR2, dY1, dH, dHpre, dR1, dXq, dO, dQ, dK, dV;
+  Mat<T> dX, dR2, dY1, dH, dHpre, dR1, dXq, dO, dQ, dK, dV;
+};
+
+// The activations of one forward pass (and its backward pass), at precision T.
+template <class T>
+struct TransformerPass {
+  std::vector<int> tokens, targets;
+  Mat<T> PE, X0, Hh_pre, Hh_ln, Hh, logits, probs;
+  LayerNormCacheT<T> lnh;
+  std::vector<EncoderBlockCache<T>> caches;
 };
 
 class VanillaTransformer : public MlmModel {
  public:
-  explicit VanillaTransformer(const TransformerOptions& o);
+  explicit VanillaTransformer(const TransformerOptions& o, Precision precision = Precision::kDouble);
 
   // Xavier-uniform weights, zero biases, LayerNorm gamma = 1, beta = 0,
   // from Rng(seed, streams::kInit).
@@ -63,30 +84,36 @@ class VanillaTransformer : public MlmModel {
   Evaluation evaluate(const SequenceSet& test) override;
 
   const TransformerOptions& options() const { return o_; }
+  Precision precision() const { return precision_; }
 
-  // Parameters and their gradients.
-  arma::mat W_emb, b_emb;          // d x (C+1), d x 1
-  std::vector<EncoderBlock> blocks, grad_blocks;
-  arma::mat Wh1, bh1, lnh_gamma, lnh_beta;  // tutorial head only: d x d, d x 1, d x 1, d x 1
-  arma::mat W_out, b_out;          // C x d, C x 1
-  arma::mat dW_emb, db_emb, dWh1, dbh1, dlnh_gamma, dlnh_beta, dW_out, db_out;
+  TransformerWeights<double> w;  // parameters
+  TransformerWeights<double> g;  // their gradients
 
  private:
-  // Forward over examples (row, masked position) -> loss sum; caches filled.
-  double forward(const SequenceSet& data, const std::vector<arma::uword>& rows, const std::vector<int>& masked);
-  void backward();
-  void block_forward(const EncoderBlock& p, EncoderBlockCache& c, const arma::mat& X, arma::uword Lq);
-  void block_backward(const EncoderBlock& p, EncoderBlock& g, EncoderBlockCache& c, const arma::mat& X,
-                      const arma::mat& dY, arma::mat& dX, arma::uword Lq);
+  template <class T>
+  double forward(const TransformerWeights<T>& w, TransformerPass<T>& pass, const SequenceSet& data,
+                 const std::vector<arma::uword>& rows, const std::vector<int>& masked) const;
+  template <class T>
+  void backward(const TransformerWeights<T>& w, TransformerWeights<T>& g, TransformerPass<T>& pass) const;
+  template <class T>
+  void block_forward(const EncoderBlockT<T>& p, EncoderBlockCache<T>& c, const Mat<T>& X, arma::uword Lq) const;
+  template <class T>
+  void block_backward(const EncoderBlockT<T>& p, EncoderBlockT<T>& g, EncoderBlockCache<T>& c, const Mat<T>& X,
+                      const Mat<T>& dY, Mat<T>& dX, arma::uword Lq) const;
+  // Loss summed over the examples and, for N >= 2, the attention maps of the
+  // last two layers summed into last / previous (evaluation).
+  template <class T>
+  double evaluate_chunk(const TransformerWeights<T>& w, TransformerPass<T>& pass, const SequenceSet& test,
+                        const std::vector<arma::uword>& rows, const std::vector<int>& masked, arma::mat& last,
+                        arma::mat& previous) const;
+  // The float copy of w (refreshed before every float pass).
+  void refresh_float_weights();
 
   TransformerOptions o_;
-  arma::mat PE_;
-  // caches
-  std::vector<int> tokens_, targets_;
-  arma::mat X0_;
-  std::vector<EncoderBlockCache> caches_;
-  arma::mat Hh_pre_, Hh_ln_, Hh_, logits_, probs_;
-  LayerNormCache lnh_;
+  Precision precision_;
+  TransformerPass<double> double_pass_;
+  TransformerPass<float> float_pass_;
+  TransformerWeights<float> wf_, gf_;
 };
 
 }  // namespace nn

@@ -23,6 +23,26 @@ double optimal_test_loss(const PottsModel& truth, const nn::SequenceSet& test) {
   return potts::optimal_test_loss(truth, x);
 }
 
+TrainOptions read_train_options(Config& cfg, const std::vector<std::string>& maskings) {
+  TrainOptions to;
+  to.optimiser = cfg.choice("optimiser", {"sgd", "lbfgs"});
+  to.epochs = int(cfg.integer("epochs", 1, 100000));
+  to.batch_size = int(cfg.integer("batch_size", 1, 1000000));
+  to.lr0 = to.optimiser == "sgd" ? cfg.number("lr0", 0.0, 100.0) : 0.0;
+  to.loss_normalisation = cfg.choice("loss_normalisation", {"mean", "sum_positions"});
+  to.masking = cfg.choice("masking", maskings);
+  to.l2 = cfg.number("l2", 0.0, 1e6);
+  to.eval_every = int(cfg.integer("eval_every", 1, 100000));
+  if (to.optimiser == "lbfgs")
+    to.lbfgs_iterations_per_epoch = int(cfg.integer("lbfgs_iterations_per_epoch", 1, 100000));
+  return to;
+}
+
+nn::Precision read_precision(Config& cfg) {
+  if (!cfg.has("precision")) return nn::Precision::kDouble;
+  return nn::parse_precision(cfg.choice("precision", {"double", "float"}), "precision");
+}
+
 static void check_options(const nn::MlmModel& model, const TrainOptions& o) {
   if (o.optimiser != "sgd" && o.optimiser != "lbfgs")
     throw StageError("training: optimiser must be \"sgd\" or \"lbfgs\", got \"" + o.optimiser + "\"");

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/core/config.h"
 #include "lib/nn/mlm_model.h"
 #include "lib/potts/model.h"
 
@@ -32,22 +33,33 @@ struct TrainOptions {
   // model that predicts all positions in one pass) or "one_random" (one
   // uniformly random masked position per sequence per epoch, stream kMasks).
   std::string masking = "all_positions";
-  double l2 = 0.0;                   // penalty l2 * sum ||theta||^2 added to the objective
-  int eval_every = 1;                // evaluate (test loss, e_rec) every k epochs and at the end
+  double l2 = 0.0;                      // penalty l2 * sum ||theta||^2 added to the objective
+  int eval_every = 1;                   // evaluate (test loss, e_rec) every k epochs and at the end
   int lbfgs_iterations_per_epoch = 20;  // L-BFGS: iterations per recorded round
 };
+
+// Reads the training keys of a stage config (optimiser, epochs, batch_size,
+// lr0 (SGD only), loss_normalisation, masking (one of `maskings`), l2,
+// eval_every, lbfgs_iterations_per_epoch (L-BFGS only)); errors name the
+// file and key.
+TrainOptions read_train_options(Config& cfg,
+                                const std::vector<std::string>& maskings = {"all_positions", "one_random"});
+
+// The optional key "precision" ("double", the default, or "float"; see
+// nn::Precision).
+nn::Precision read_precision(Config& cfg);
 
 // Cosine annealing (Loshchilov & Hutter 2017, optax.cosine_decay_schedule):
 // lr(t) = lr0 (1 + cos(pi t / T)) / 2 for step t of T.
 double cosine_learning_rate(double lr0, std::uint64_t step, std::uint64_t total_steps);
 
 struct EpochRecord {
-  int epoch = 0;                // 1-based
-  double train_loss = 0.0;      // mean -log p over the epoch's predictions
-  double test_loss = 0.0;       // eps, eq. 3
-  double optimal_test_loss = 0.0;  // eps*, true model on the same test set
+  int epoch = 0;                      // 1-based
+  double train_loss = 0.0;            // mean -log p over the epoch's predictions
+  double test_loss = 0.0;             // eps, eq. 3
+  double optimal_test_loss = 0.0;     // eps*, true model on the same test set
   double reconstruction_error = 0.0;  // e_rec of the attention map against J
-  double lr = 0.0;              // learning rate at the epoch's first step (0 for L-BFGS)
+  double lr = 0.0;                    // learning rate at the epoch's first step (0 for L-BFGS)
 };
 
 struct TrainResult {

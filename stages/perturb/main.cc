@@ -41,16 +41,7 @@ int main(int argc, char** argv) {
     const std::string lr_scaling = cfg.choice("lr_scaling", {"none", "curvature"});
     Config tc = cfg.section("training");
     tc.choice("model", {"factored"});  // the sweep perturbs factored attention
-    train::TrainOptions to;
-    to.optimiser = tc.choice("optimiser", {"sgd", "lbfgs"});
-    to.epochs = int(tc.integer("epochs", 1, 100000));
-    to.batch_size = int(tc.integer("batch_size", 1, 1000000));
-    to.lr0 = to.optimiser == "sgd" ? tc.number("lr0", 0.0, 100.0) : 0.0;
-    to.loss_normalisation = tc.choice("loss_normalisation", {"mean", "sum_positions"});
-    to.masking = tc.choice("masking", {"all_positions"});  // one pass predicts all L positions
-    to.l2 = tc.number("l2", 0.0, 1e6);
-    to.eval_every = int(tc.integer("eval_every", 1, 100000));
-    if (to.optimiser == "lbfgs") to.lbfgs_iterations_per_epoch = int(tc.integer("lbfgs_iterations_per_epoch", 1, 100000));
+    train::TrainOptions to = train::read_train_options(tc, {"all_positions"});  // one pass predicts all L positions
     double std_W = tc.number("init_std_A", 0.0, 100.0);
     double std_V = tc.number("init_std_V", 0.0, 100.0);
     tc.finish();

@@ -5,6 +5,8 @@
 //
 // Inputs:  sample/train.h5, sample/test.h5 ("sequences", M x L colours),
 //          sample/model.h5 (couplings_J, colour_similarity_U, beta).
+// Config:  see configs/*.json; the optional "precision" ("double" or "float")
+//          selects the arithmetic of the passes (lib/nn/mlm_model.h).
 // Outputs: params.h5 (every parameter by name, "attention_map", "couplings_J"),
 //          curves.csv (epoch, train_loss, test_loss, optimal_test_loss,
 //          reconstruction_error, lr), summary.json, provenance.json.
@@ -33,16 +35,8 @@ int main(int argc, char** argv) {
     Config& cfg = st.config();
     // --- configuration (validated before any work) ---
     const std::string kind = cfg.choice("model", {"factored", "vanilla"});
-    train::TrainOptions to;
-    to.optimiser = cfg.choice("optimiser", {"sgd", "lbfgs"});
-    to.epochs = int(cfg.integer("epochs", 1, 100000));
-    to.batch_size = int(cfg.integer("batch_size", 1, 1000000));
-    to.lr0 = to.optimiser == "sgd" ? cfg.number("lr0", 0.0, 100.0) : 0.0;
-    to.loss_normalisation = cfg.choice("loss_normalisation", {"mean", "sum_positions"});
-    to.masking = cfg.choice("masking", {"all_positions", "one_random"});
-    to.l2 = cfg.number("l2", 0.0, 1e6);
-    to.eval_every = int(cfg.integer("eval_every", 1, 100000));
-    if (to.optimiser == "lbfgs") to.lbfgs_iterations_per_epoch = int(cfg.integer("lbfgs_iterations_per_epoch", 1, 100000));
+    const train::TrainOptions to = train::read_train_options(cfg);
+    const nn::Precision precision = train::read_precision(cfg);
     double std_A = 0, std_V = 0;
     nn::TransformerOptions tro;
     if (kind == "factored") {
@@ -71,13 +65,13 @@ int main(int argc, char** argv) {
     // --- model ---
     std::unique_ptr<nn::MlmModel> model;
     if (kind == "factored") {
-      auto fa = std::make_unique<nn::FactoredAttention>(L, C);
+      auto fa = std::make_unique<nn::FactoredAttention>(L, C, precision);
       fa->initialise(std_A, std_V, st.seed());
       model = std::move(fa);
     } else {
       tro.L = L;
       tro.C = C;
-      auto tr = std::make_unique<nn::VanillaTransformer>(tro);
+      auto tr = std::make_unique<nn::VanillaTransformer>(tro, precision);
       tr->initialise(st.seed());
       model = std::move(tr);
     }
@@ -126,6 +120,7 @@ int main(int argc, char** argv) {
     s["loss_normalisation"] = to.loss_normalisation;
     s["masking"] = to.masking;
     s["l2"] = to.l2;
+    s["precision"] = nn::to_string(precision);
     if (kind == "factored") {
       s["init"] = {{"A", "N(0, init_std_A^2) off the diagonal"}, {"V", "N(0, init_std_V^2)"},
                    {"init_std_A", std_A}, {"init_std_V", std_V}};

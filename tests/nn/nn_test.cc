@@ -72,6 +72,24 @@ TEST(Layers, ExpNonpositiveMatchesStdExp) {
   EXPECT_EQ(one, 1.0);
 }
 
+// The float version: a few units in the last place (float eps 1.2e-7) over
+// the whole range down to the clamp at -87.
+TEST(Layers, ExpNonpositiveFloatMatchesStdExp) {
+  std::vector<float> x;
+  for (int k = 0; k <= 100000; ++k) x.push_back(-87.0f * float(k) / 100000.0f);
+  std::vector<float> y = x;
+  exp_nonpositive(y.data(), y.size());
+  double worst = 0.0;
+  for (std::size_t k = 0; k < x.size(); ++k) {
+    const double e = std::exp(double(x[k]));
+    worst = std::max(worst, std::abs(double(y[k]) - e) / e);
+  }
+  EXPECT_LT(worst, 5e-7);
+  float one = 0.0f;
+  exp_nonpositive(&one, 1);
+  EXPECT_EQ(one, 1.0f);
+}
+
 TEST(Layers, LinearGradients) {
   Rng rng(1, 0);
   arma::mat X = gaussian(3, 7, rng), W = gaussian(4, 3, rng), b = gaussian(4, 1, rng), R = gaussian(4, 7, rng);
@@ -80,7 +98,8 @@ TEST(Layers, LinearGradients) {
     linear_forward(Y, X, W, b);
     return arma::accu(R % Y);
   };
-  arma::mat dX(arma::size(X), arma::fill::zeros), dW(arma::size(W), arma::fill::zeros), db(arma::size(b), arma::fill::zeros);
+  arma::mat dX(arma::size(X), arma::fill::zeros), dW(arma::size(W), arma::fill::zeros),
+      db(arma::size(b), arma::fill::zeros);
   linear_backward(&dX, dW, db, R, X, W);
   EXPECT_LT(fd_error(X, dX, f), kTol);
   EXPECT_LT(fd_error(W, dW, f), kTol);
@@ -100,6 +119,9 @@ TEST(Layers, ReluGradients) {
   relu_forward(Y, X);
   relu_backward(dX, R, Y);
   EXPECT_LT(fd_error(X, dX, f), kTol);
+  arma::mat dX_over(2, 2, arma::fill::value(7.0));  // wrong shape and stale values: overwritten
+  relu_backward(dX_over, R, Y, Grad::kOverwrite);
+  EXPECT_TRUE(arma::approx_equal(dX_over, dX, "absdiff", 0.0));
 }
 
 TEST(Layers, LayerNormGradients) {
@@ -114,11 +136,17 @@ TEST(Layers, LayerNormGradients) {
   arma::mat Y;
   LayerNormCache c;
   layernorm_forward(Y, c, X, g, be, 1e-6);
-  arma::mat dX(arma::size(X), arma::fill::zeros), dg(arma::size(g), arma::fill::zeros), db(arma::size(be), arma::fill::zeros);
+  arma::mat dX(arma::size(X), arma::fill::zeros), dg(arma::size(g), arma::fill::zeros),
+      db(arma::size(be), arma::fill::zeros);
   layernorm_backward(dX, dg, db, R, c, g);
   EXPECT_LT(fd_error(X, dX, f), kTol);
   EXPECT_LT(fd_error(g, dg, f), kTol);
   EXPECT_LT(fd_error(be, db, f), kTol);
+  arma::mat dX_over(2, 2, arma::fill::value(7.0)), dg2(arma::size(g), arma::fill::zeros),
+      db2(arma::size(be), arma::fill::zeros);
+  layernorm_backward(dX_over, dg2, db2, R, c, g, Grad::kOverwrite);
+  EXPECT_TRUE(arma::approx_equal(dX_over, dX, "absdiff", 0.0));
+  EXPECT_TRUE(arma::approx_equal(dg2, dg, "absdiff", 0.0));
   // each output column has mean beta-weighted... check normalisation itself
   arma::mat ones_g(6, 1, arma::fill::ones), zero_b(6, 1, arma::fill::zeros);
   layernorm_forward(Y, c, X, ones_g, zero_b, 0.0);
@@ -143,11 +171,17 @@ TEST_P(AttentionGradients, MatchFiniteDifferences) {
   arma::mat O, P;
   attention_forward(O, P, Q, K, V, L, Lq);
   EXPECT_LT(arma::abs(arma::sum(P, 0) - 1.0).max(), 1e-14);  // rows of softmax sum to one
-  arma::mat dQ(arma::size(Q), arma::fill::zeros), dK(arma::size(K), arma::fill::zeros), dV(arma::size(V), arma::fill::zeros);
+  arma::mat dQ(arma::size(Q), arma::fill::zeros), dK(arma::size(K), arma::fill::zeros),
+      dV(arma::size(V), arma::fill::zeros);
   attention_backward(dQ, dK, dV, R, P, Q, K, V, L, Lq);
   EXPECT_LT(fd_error(Q, dQ, f), kTol);
   EXPECT_LT(fd_error(K, dK, f), kTol);
   EXPECT_LT(fd_error(V, dV, f), kTol);
+  arma::mat oQ(1, 1, arma::fill::value(7.0)), oK = 7.0 * dK, oV(3, 2, arma::fill::value(7.0));
+  attention_backward(oQ, oK, oV, R, P, Q, K, V, L, Lq, Grad::kOverwrite);
+  EXPECT_TRUE(arma::approx_equal(oQ, dQ, "absdiff", 0.0));
+  EXPECT_TRUE(arma::approx_equal(oK, dK, "absdiff", 0.0));
+  EXPECT_TRUE(arma::approx_equal(oV, dV, "absdiff", 0.0));
 }
 INSTANTIATE_TEST_SUITE_P(AllAndOneQuery, AttentionGradients,
                          ::testing::Values(std::make_tuple(4, 5, 5), std::make_tuple(4, 5, 1),
@@ -181,7 +215,8 @@ TEST(Layers, EmbeddingAndGatherGradients) {
   };
   arma::mat X, Xq;
   embedding_forward(X, tokens, W, b, PE, L);
-  arma::mat dX(arma::size(X), arma::fill::zeros), dW(arma::size(W), arma::fill::zeros), db(arma::size(b), arma::fill::zeros);
+  arma::mat dX(arma::size(X), arma::fill::zeros), dW(arma::size(W), arma::fill::zeros),
+      db(arma::size(b), arma::fill::zeros);
   gather_backward(dX, R, cols);
   embedding_backward(dW, db, dX, tokens);
   EXPECT_LT(fd_error(W, dW, f), kTol);
@@ -204,10 +239,41 @@ TEST(Layers, CrossEntropyGradients) {
   cross_entropy_backward(dZ, P, targets, 1.0);
   EXPECT_LT(fd_error(Z, dZ, f), kTol);
   double direct = 0.0;
-  for (int k : {0, 1, 3})
-    direct -= std::log(std::exp(Z(targets[k], k)) / arma::accu(arma::exp(Z.col(k))));
+  for (int k : {0, 1, 3}) direct -= std::log(std::exp(Z(targets[k], k)) / arma::accu(arma::exp(Z.col(k))));
   EXPECT_NEAR(loss, direct, 1e-12);
   EXPECT_EQ(arma::accu(arma::abs(dZ.col(2))), 0.0);
+
+  // The row layout: the same operations per prediction, hence the same bits.
+  arma::mat Zt = Z.t(), Pt, dZt(arma::size(Zt), arma::fill::zeros);
+  EXPECT_EQ(cross_entropy_rows_forward(Pt, Zt, targets), loss);
+  cross_entropy_rows_backward(dZt, Pt, targets, 1.0);
+  EXPECT_EQ(arma::abs(dZt - dZ.t()).max(), 0.0);
+  for (arma::uword k : {0, 1, 3}) EXPECT_EQ(arma::abs(Pt.row(k) - P.col(k).t()).max(), 0.0);
+  auto ft = [&] {
+    arma::mat Q;
+    return cross_entropy_rows_forward(Q, Zt, targets);
+  };
+  EXPECT_LT(fd_error(Zt, dZt, ft), kTol);
+}
+
+// More columns than one block of the column layout (16), with a ragged end.
+TEST(Layers, CrossEntropyLayoutsAgreeOnManyColumns) {
+  Rng rng(17, 0);
+  arma::mat Z = gaussian(7, 37, rng, 4.0);
+  std::vector<int> targets(37);
+  for (auto& t : targets) t = int(rng.below(8)) - 1;  // some -1: unused
+  arma::mat P, Pt;
+  const double loss = cross_entropy_forward(P, Z, targets);
+  const arma::mat Zt = Z.t();
+  EXPECT_EQ(cross_entropy_rows_forward(Pt, Zt, targets), loss);
+  double direct = 0.0;
+  for (arma::uword k = 0; k < Z.n_cols; ++k) {
+    if (targets[k] < 0) continue;
+    direct -= std::log(std::exp(Z(targets[k], k)) / arma::accu(arma::exp(Z.col(k))));
+    EXPECT_EQ(arma::abs(Pt.row(k) - P.col(k).t()).max(), 0.0);
+    EXPECT_NEAR(arma::accu(P.col(k)), 1.0, 1e-14);
+  }
+  EXPECT_NEAR(loss, direct, 1e-12 * direct);
 }
 
 TEST(Layers, FactoredAttentionGradients) {
@@ -216,15 +282,15 @@ TEST(Layers, FactoredAttentionGradients) {
   arma::mat A = gaussian(L, L, rng), V = gaussian(C, C, rng);
   std::vector<int> seqs(B * L);
   for (auto& s : seqs) s = int(rng.below(C));
-  arma::mat R = gaussian(C, B * L, rng);
+  arma::mat R = gaussian(B * L, C, rng);
   auto f = [&] {
-    arma::mat Z, H;
-    factored_attention_forward(Z, H, seqs, A, V, L);
-    return arma::accu(R % Z);
+    arma::mat Zt, Ht;
+    factored_attention_forward(Zt, Ht, seqs, A, V, L);
+    return arma::accu(R % Zt);
   };
-  arma::mat Z, H, dA(L, L, arma::fill::zeros), dV(C, C, arma::fill::zeros);
-  factored_attention_forward(Z, H, seqs, A, V, L);
-  factored_attention_backward(dA, dV, R, H, seqs, V, L);
+  arma::mat Zt, Ht, dA(L, L, arma::fill::zeros), dV(C, C, arma::fill::zeros);
+  factored_attention_forward(Zt, Ht, seqs, A, V, L);
+  factored_attention_backward(dA, dV, R, Ht, seqs, V, L);
   EXPECT_LT(fd_error(A, dA, f), kTol);
   EXPECT_LT(fd_error(V, dV, f), kTol);
   EXPECT_EQ(arma::accu(arma::abs(dA.diag())), 0.0);  // A_ii never enters
@@ -235,7 +301,7 @@ TEST(Layers, FactoredAttentionGradients) {
         double z = 0.0;
         for (arma::uword j = 0; j < L; ++j)
           if (j != i) z += A(i, j) * V(a, seqs[b * L + j]);
-        EXPECT_NEAR(Z(a, b * L + i), z, 1e-13);
+        EXPECT_NEAR(Zt(b * L + i, a), z, 1e-13);
       }
 }
 
@@ -317,6 +383,75 @@ TEST(Models, VanillaEvaluationAttentionRowsAreDistributions) {
       total += m.forward_backward(b, false);
     }
   EXPECT_NEAR(e.test_loss, total / double(t.M * o.L), 1e-12);
+}
+
+// ---------------------------------------------------------------------------
+// The float path against the double one (same parameters, same batch). Float
+// rounds at u = 6e-8 relative; a loss or gradient entry is built from at most
+// a few hundred rounded operations, so its relative error is far below the
+// tolerances (1e-5 for the summed loss, 1e-4 for the gradient in Frobenius
+// norm, 1e-5 for the evaluation). A parameter whose exact gradient vanishes
+// (the key bias b_k) carries only rounding noise, so each gradient is
+// compared against max(its norm, 1% of the whole gradient's norm). A missing
+// or wrong term in either path is O(1).
+void check_float_matches_double(MlmModel& dbl, MlmModel& flt, const Batch& batch, const SequenceSet& test) {
+  dbl.zero_gradients();
+  flt.zero_gradients();
+  const double ld = dbl.forward_backward(batch, true), lf = flt.forward_backward(batch, true);
+  EXPECT_NEAR(lf, ld, 1e-5 * ld) << dbl.kind();
+  std::vector<Param> pd = dbl.parameters(), pf = flt.parameters();
+  ASSERT_EQ(pd.size(), pf.size());
+  double total = 0.0;
+  for (const Param& p : pd) total += arma::accu(arma::square(*p.grad));
+  for (std::size_t k = 0; k < pd.size(); ++k) {
+    const double scale = std::max(arma::norm(*pd[k].grad, "fro"), 1e-2 * std::sqrt(total));
+    EXPECT_LT(arma::norm(*pf[k].grad - *pd[k].grad, "fro") / scale, 1e-4) << dbl.kind() << " " << pd[k].name;
+  }
+  const Evaluation ed = dbl.evaluate(test), ef = flt.evaluate(test);
+  EXPECT_NEAR(ef.test_loss, ed.test_loss, 1e-5 * ed.test_loss);
+  EXPECT_LT(arma::abs(ef.attention_map - ed.attention_map).max(), 1e-5);
+}
+
+TEST(FloatPath, FactoredAttentionMatchesDouble) {
+  const arma::uword L = 20, C = 20;
+  SequenceSet data = random_sequences(40, L, C, 3);
+  FactoredAttention d(L, C), f(L, C, Precision::kFloat);
+  d.initialise(0.3, 0.5, 4);
+  f.A = d.A;
+  f.V = d.V;
+  Batch b{&data, {}, {}};
+  for (arma::uword m = 0; m < data.M; ++m) {
+    b.rows.push_back(m);
+    b.masked.push_back(m % 3 == 0 ? int(m % L) : kAllPositions);
+  }
+  check_float_matches_double(d, f, b, data);
+}
+
+TEST(FloatPath, VanillaTransformerMatchesDouble) {
+  for (int layers : {1, 3})
+    for (const char* head : {"linear", "tutorial"}) {
+      TransformerOptions o;
+      o.layers = layers;
+      o.head = head;
+      VanillaTransformer d(o), f(o, Precision::kFloat);
+      d.initialise(8);
+      f.initialise(8);
+      SequenceSet data = random_sequences(30, o.L, o.C, 9);
+      Batch b{&data, {}, {}};
+      for (arma::uword m = 0; m < data.M; ++m) {
+        b.rows.push_back(m);
+        b.masked.push_back(int((7 * m) % o.L));
+      }
+      SCOPED_TRACE(std::to_string(layers) + " layers, " + head + " head");
+      SequenceSet test = random_sequences(4, o.L, o.C, 10);
+      check_float_matches_double(d, f, b, test);
+    }
+}
+
+TEST(FloatPath, PrecisionNames) {
+  EXPECT_EQ(parse_precision("float", "x"), Precision::kFloat);
+  EXPECT_EQ(parse_precision("double", "x"), Precision::kDouble);
+  EXPECT_THROW(parse_precision("half", "train.json"), std::exception);
 }
 
 // ---------------------------------------------------------------------------

@@ -92,10 +92,10 @@ TEST(PerturbedAttention, AtZeroEqualsFactoredAttention) {
   Rng rng(7, 1);
   const arma::mat W = random_matrix(L, L, rng), V = random_matrix(L, L, rng);
   const std::vector<int> s = random_sequences(B, L, L, 13);
-  arma::mat Z, H, Zf, Hf;
+  arma::mat Z, H, Zft, Hft;
   perturbed_attention_forward(Z, H, s, W, V, 0.0, L);
-  factored_attention_forward(Zf, Hf, s, W, V, L);
-  EXPECT_LT(arma::abs(Z - Zf).max(), 1e-12);
+  factored_attention_forward(Zft, Hft, s, W, V, L);  // one row per prediction
+  EXPECT_LT(arma::abs(Z - Zft.t()).max(), 1e-12);
   // And the independent direct formula sum_{j != i} A_ij V[:, s_j].
   double worst = 0.0;
   for (arma::uword b = 0; b < B; ++b)
