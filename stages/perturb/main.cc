@@ -111,7 +111,6 @@ int main(int argc, char** argv) {
     s["l2"] = to.l2;
     s["init"] = {{"W", "N(0, init_std_W^2) off the diagonal, W_ii = 0"}, {"V", "N(0, init_std_V^2)"},
                  {"init_std_W", std_W}, {"init_std_V", std_V}};
-    s["training_seconds"] = seconds;
     st.write_summary(s);
     st.facts()["training_seconds"] = seconds;
   });

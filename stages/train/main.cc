@@ -135,7 +135,6 @@ int main(int argc, char** argv) {
       s["attention_map"] = tro.layers >= 2 ? "mean of the last two layers' masked-position rows" :
                                              "the layer's masked-position rows";
     }
-    s["training_seconds"] = seconds;
     st.write_summary(s);
     st.facts()["training_seconds"] = seconds;
     st.facts()["seconds_per_epoch"] = seconds / double(last.epoch);

@@ -10,6 +10,7 @@
 
 #include "lib/core/io.h"
 #include "lib/provenance/results.h"
+#include "tests/util/stage_rerun.h"
 
 namespace fs = std::filesystem;
 
@@ -27,45 +28,9 @@ std::string joined(const std::vector<std::string>& v) {
   return s;
 }
 
-// bazel-out/<config>/bin/x -> x (the runfiles path of a generated file).
-std::string runfile(const std::string& path) {
-  if (path.rfind("bazel-out/", 0) != 0) return path;
-  auto bin = path.find("/bin/");
-  return path.substr(bin + 5);
-}
-
-std::string quote(const std::string& s) { return "'" + s + "'"; }
-
 // Re-runs a figure stage from its record into dir; returns the exit code.
 int rerun(const nlohmann::json& rec, const std::string& dir, const std::string& config_override = "") {
-  fs::create_directories(dir);
-  const auto& argv = rec["command"];
-  std::string cmd = quote("stages/figures/figures");
-  for (std::size_t i = 1; i < argv.size(); ++i) {
-    const std::string a = argv[i];
-    const std::string next = i + 1 < argv.size() ? argv[i + 1].get<std::string>() : "";
-    if (a == "--status") {
-      ++i;
-    } else if (a == "--in") {
-      auto eq = next.find('=');
-      cmd += " --in " + quote(next.substr(0, eq + 1) + runfile(next.substr(eq + 1)));
-      ++i;
-    } else if (a == "--out") {
-      auto eq = next.find('=');
-      cmd += " --out " + quote(next.substr(0, eq + 1) + dir + "/" + next.substr(0, eq));
-      ++i;
-    } else if (a == "--provenance") {
-      cmd += " --provenance " + quote(dir + "/provenance.json");
-      ++i;
-    } else if (a == "--config" && !config_override.empty()) {
-      cmd += " --config " + quote(config_override);
-      ++i;
-    } else {
-      cmd += " " + quote(a);
-    }
-  }
-  cmd += " 2> " + quote(dir + "/stderr.txt");
-  return std::system(cmd.c_str());
+  return testing_util::rerun_stage(rec, "stages/figures/figures", dir, config_override);
 }
 
 TEST(Pipeline, CollectedFixtureResultsPassTheAudit) {

@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""Issue 4's speed comparison in one run: the C++ training-epoch benchmark
+(//bench/train:train_bench, double and float paths) and the PyTorch
+reference (bench/train/pytorch_reference.py, needs Debian's python3-torch),
+one after the other on the same machine, one thread each. Prints a Markdown
+table of median ms per epoch and the speed-up over PyTorch.
+
+Usage (from the repository root): /usr/bin/python3 bench/train/compare.py [--repetitions N]
+(Debian's python3, the one python3-torch installs into.)
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def cpp_medians(repetitions):
+    out = subprocess.run(
+        [os.path.join(ROOT, "tools", "bazel"), "run", "//bench/train:train_bench", "--",
+         "--benchmark_format=json", f"--benchmark_repetitions={repetitions}",
+         "--benchmark_report_aggregates_only=true"],
+        cwd=ROOT, check=True, capture_output=True, text=True).stdout
+    report = json.loads(out[out.index("{"):])
+    medians = {}
+    for b in report["benchmarks"]:
+        if b.get("aggregate_name") != "median":
+            continue
+        m = re.match(r"BM_(Factored|Vanilla)Epoch/(?:layers:(\d)/)?float:(\d)", b["run_name"])
+        model = "factored" if m.group(1) == "Factored" else "vanilla" + m.group(2)
+        precision = "float" if m.group(3) == "1" else "double"
+        scale = {"ms": 1.0, "us": 1e-3, "ns": 1e-6}[b["time_unit"]]
+        medians[(model, precision)] = b["cpu_time"] * scale
+    return medians
+
+
+def torch_medians(repetitions):
+    out = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "train", "pytorch_reference.py"),
+                          f"--repetitions={repetitions}"], check=True, capture_output=True, text=True).stdout
+    rows = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    return {r["model"]: r["ms_per_epoch"] for r in rows}, rows[0]["torch"]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repetitions", type=int, default=5)
+    args = parser.parse_args()
+    cpp = cpp_medians(args.repetitions)
+    ref, version = torch_medians(args.repetitions)
+    print(f"| model | PyTorch {version} float32 (ms) | C++ double (ms) | speed-up | C++ float (ms) | speed-up |")
+    print("|---|---|---|---|---|---|")
+    for model in ["factored", "vanilla1", "vanilla3"]:
+        d, f, r = cpp[(model, "double")], cpp[(model, "float")], ref[model]
+        print(f"| {model} | {r:.1f} | {d:.1f} | {r / d:.1f}x | {f:.1f} | {r / f:.1f}x |")
+
+
+if __name__ == "__main__":
+    main()
