@@ -105,7 +105,10 @@ POTTS_NN_KERNEL void linear_forward(Mat<T>& Y, const Mat<T>& X, const Mat<T>& W,
   Y.set_size(W.n_rows, X.n_cols);
   const arma::uword out = W.n_rows;
   const T* bp = b.memptr();
-  for (arma::uword t = 0; t < X.n_cols; ++t) std::copy(bp, bp + out, Y.colptr(t));
+  for (arma::uword t = 0; t < X.n_cols; ++t) {
+    T* y = Y.colptr(t);
+    for (arma::uword o = 0; o < out; ++o) y[o] = bp[o];  // a plain loop: std::copy calls memmove per column
+  }
   gemm(false, false, W.n_rows, X.n_cols, W.n_cols, T(1), W.memptr(), W.n_rows, X.memptr(), X.n_rows, T(1), Y.memptr(),
        Y.n_rows);  // Y += W X
 }
@@ -159,31 +162,52 @@ POTTS_NN_KERNEL void relu_backward(Mat<T>& dX, const Mat<T>& dY, const Mat<T>& Y
 }
 
 // ---------------------------------------------------------------------------
+// The per-column reductions (mean, variance; in the backward pass the two
+// means) run on blocks of kLnBlock columns transposed into a local buffer,
+// one column per vector lane, each summed in the same order as a plain loop
+// over its features would: the same bits, vectorised.
+constexpr arma::uword kLnBlock = 16;
+
 template <class T>
 POTTS_NN_KERNEL void layernorm_forward(Mat<T>& Y, LayerNormCacheT<T>& cache, const Mat<T>& X, const Mat<T>& gamma,
                                        const Mat<T>& beta, double eps) {
-  const arma::uword d = X.n_rows, n = X.n_cols;
+  const arma::uword d = X.n_rows, n = X.n_cols, W = kLnBlock;
   Y.set_size(d, n);
   cache.xhat.set_size(d, n);
   cache.rstd.set_size(n);
   const T* g = gamma.memptr();
   const T* be = beta.memptr();
-  for (arma::uword t = 0; t < n; ++t) {
-    const T* x = X.colptr(t);
-    T mean = 0;
-    for (arma::uword k = 0; k < d; ++k) mean += x[k];
-    mean /= T(d);
-    T var = 0;
-    for (arma::uword k = 0; k < d; ++k) var += (x[k] - mean) * (x[k] - mean);
-    var /= T(d);  // biased variance, as in LayerNorm
-    const T rstd = T(1) / std::sqrt(var + T(eps));
-    T* xh = cache.xhat.colptr(t);
-    T* y = Y.colptr(t);
-    for (arma::uword k = 0; k < d; ++k) {
-      xh[k] = (x[k] - mean) * rstd;
-      y[k] = g[k] * xh[k] + be[k];
+  std::vector<T> buf(d * W);  // buf[k W + w] = X[k, t0 + w]
+  T mean[kLnBlock], var[kLnBlock], rstd[kLnBlock];
+  for (arma::uword t0 = 0; t0 < n; t0 += W) {
+    const arma::uword nw = std::min(W, n - t0);
+    const T* cols[kLnBlock];
+    for (arma::uword w = 0; w < W; ++w) cols[w] = X.colptr(t0 + std::min(w, nw - 1));  // padding repeats the last
+    for (arma::uword k = 0; k < d; ++k)
+      for (arma::uword w = 0; w < W; ++w) buf[k * W + w] = cols[w][k];
+    for (arma::uword w = 0; w < W; ++w) mean[w] = var[w] = 0;
+    for (arma::uword k = 0; k < d; ++k)
+      for (arma::uword w = 0; w < W; ++w) mean[w] += buf[k * W + w];
+    for (arma::uword w = 0; w < W; ++w) mean[w] /= T(d);
+    for (arma::uword k = 0; k < d; ++k)
+      for (arma::uword w = 0; w < W; ++w) {
+        const T c = buf[k * W + w] - mean[w];
+        var[w] += c * c;
+      }
+    for (arma::uword w = 0; w < W; ++w) {
+      var[w] /= T(d);  // biased variance, as in LayerNorm
+      rstd[w] = T(1) / std::sqrt(var[w] + T(eps));
     }
-    cache.rstd(t) = rstd;
+    for (arma::uword w = 0; w < nw; ++w) {
+      const T* x = X.colptr(t0 + w);
+      T* xh = cache.xhat.colptr(t0 + w);
+      T* y = Y.colptr(t0 + w);
+      for (arma::uword k = 0; k < d; ++k) {
+        xh[k] = (x[k] - mean[w]) * rstd[w];
+        y[k] = g[k] * xh[k] + be[k];
+      }
+      cache.rstd(t0 + w) = rstd[w];
+    }
   }
 }
 
@@ -193,30 +217,50 @@ POTTS_NN_KERNEL void layernorm_backward(Mat<T>& dX, Mat<T>& dgamma, Mat<T>& dbet
   // forward: y = gamma xhat + beta, xhat = (x - mean) rstd, so now we have
   //   dxhat = dy gamma,
   //   dx = rstd (dxhat - mean(dxhat) - xhat mean(dxhat xhat)).
-  const arma::uword d = dY.n_rows, n = dY.n_cols;
+  const arma::uword d = dY.n_rows, n = dY.n_cols, W = kLnBlock;
   if (mode == Grad::kOverwrite) dX.set_size(d, n);
   const T* g = gamma.memptr();
   T* dg = dgamma.memptr();
   T* db = dbeta.memptr();
-  for (arma::uword t = 0; t < n; ++t) {
-    const T* dy = dY.colptr(t);
-    const T* xh = cache.xhat.colptr(t);
-    T mean_dxhat = 0, mean_dxhat_xhat = 0;
-    for (arma::uword k = 0; k < d; ++k) {
-      const T dxh = dy[k] * g[k];
-      mean_dxhat += dxh;
-      mean_dxhat_xhat += dxh * xh[k];
-      dg[k] += dy[k] * xh[k];
-      db[k] += dy[k];
+  std::vector<T> dxh_t(d * W), xh_t(d * W);  // transposed blocks of dxhat and xhat
+  T mean_dxhat[kLnBlock], mean_dxhat_xhat[kLnBlock];
+  for (arma::uword t0 = 0; t0 < n; t0 += W) {
+    const arma::uword nw = std::min(W, n - t0);
+    const T *dys[kLnBlock], *xhs[kLnBlock];
+    for (arma::uword w = 0; w < W; ++w) {
+      const arma::uword t = t0 + std::min(w, nw - 1);  // padding lanes repeat the last column
+      dys[w] = dY.colptr(t);
+      xhs[w] = cache.xhat.colptr(t);
     }
-    mean_dxhat /= T(d);
-    mean_dxhat_xhat /= T(d);
-    const T rstd = cache.rstd(t);
-    T* dx = dX.colptr(t);
-    if (mode == Grad::kOverwrite)
-      for (arma::uword k = 0; k < d; ++k) dx[k] = rstd * (dy[k] * g[k] - mean_dxhat - xh[k] * mean_dxhat_xhat);
-    else
-      for (arma::uword k = 0; k < d; ++k) dx[k] += rstd * (dy[k] * g[k] - mean_dxhat - xh[k] * mean_dxhat_xhat);
+    for (arma::uword k = 0; k < d; ++k)
+      for (arma::uword w = 0; w < W; ++w) {
+        dxh_t[k * W + w] = dys[w][k];
+        xh_t[k * W + w] = xhs[w][k];
+      }
+    for (arma::uword k = 0; k < d; ++k)
+      for (arma::uword w = 0; w < W; ++w) dxh_t[k * W + w] *= g[k];  // dxhat = dy gamma
+    for (arma::uword w = 0; w < W; ++w) mean_dxhat[w] = mean_dxhat_xhat[w] = 0;
+    for (arma::uword k = 0; k < d; ++k)
+      for (arma::uword w = 0; w < W; ++w) {
+        mean_dxhat[w] += dxh_t[k * W + w];
+        mean_dxhat_xhat[w] += dxh_t[k * W + w] * xh_t[k * W + w];
+      }
+    for (arma::uword w = 0; w < nw; ++w) {
+      const arma::uword t = t0 + w;
+      const T* dy = dY.colptr(t);
+      const T* xh = cache.xhat.colptr(t);
+      for (arma::uword k = 0; k < d; ++k) {
+        dg[k] += dy[k] * xh[k];
+        db[k] += dy[k];
+      }
+      const T m1 = mean_dxhat[w] / T(d), m2 = mean_dxhat_xhat[w] / T(d);
+      const T rstd = cache.rstd(t);
+      T* dx = dX.colptr(t);
+      if (mode == Grad::kOverwrite)
+        for (arma::uword k = 0; k < d; ++k) dx[k] = rstd * (dy[k] * g[k] - m1 - xh[k] * m2);
+      else
+        for (arma::uword k = 0; k < d; ++k) dx[k] += rstd * (dy[k] * g[k] - m1 - xh[k] * m2);
+    }
   }
 }
 
@@ -237,7 +281,55 @@ static void transpose_block(T* out, const T* in, arma::uword d, arma::uword L) {
 
 // The kernels are templates on (L, d): with the paper's sizes known at
 // compile time the loops are unrolled and kept in registers; kL = 0 is the
-// general case. Both give the same numbers (same operations, same order).
+// general case. Queries are taken R = 2 at a time (one at the end of an odd
+// Lq), so that every key and value loaded serves two queries. Per query (and
+// per accumulated element of dK, dV, in query order) these are the same
+// operations in the same order for every R, kL and kD: the same numbers.
+template <class T, arma::uword kL, arma::uword kD, int R>
+__attribute__((always_inline)) inline void attention_forward_group(const T* const* qv, T* p0, T* const* o, const T* Kt,
+                                                                   const T* Vb, arma::uword L_rt, arma::uword d_rt,
+                                                                   arma::uword dv_rt, T scale, T* acc, T* acc_o) {
+  const arma::uword L = kL ? kL : L_rt, d = kD ? kD : d_rt, dv = kD ? kD : dv_rt;
+  // S[:, q] = K_b^T q / sqrt(d), accumulated in a local buffer
+  for (int r = 0; r < R; ++r)
+    for (arma::uword k = 0; k < L; ++k) acc[r * L + k] = 0;
+  for (arma::uword c = 0; c < d; ++c) {
+    const T* kt = Kt + c * L;
+    for (int r = 0; r < R; ++r) {
+      const T w = qv[r][c] * scale;
+      for (arma::uword k = 0; k < L; ++k) acc[r * L + k] += w * kt[k];
+    }
+  }
+  // P[:, q] = softmax(S[:, q]); the R columns of P are adjacent (p0)
+  for (int r = 0; r < R; ++r) {
+    T* p = p0 + r * L;
+    for (arma::uword k = 0; k < L; ++k) p[k] = acc[r * L + k];
+    T mx = p[0];
+    for (arma::uword k = 1; k < L; ++k) mx = std::max(mx, p[k]);
+    for (arma::uword k = 0; k < L; ++k) p[k] -= mx;
+  }
+  exp_nonpositive(p0, R * L);
+  for (int r = 0; r < R; ++r) {
+    T* p = p0 + r * L;
+    T z = 0;
+    for (arma::uword k = 0; k < L; ++k) z += p[k];
+    const T inv = T(1) / z;
+    for (arma::uword k = 0; k < L; ++k) p[k] *= inv;
+  }
+  // O[:, q] = V_b P[:, q]
+  for (int r = 0; r < R; ++r)
+    for (arma::uword c = 0; c < dv; ++c) acc_o[r * dv + c] = 0;
+  for (arma::uword k = 0; k < L; ++k) {
+    const T* v = Vb + k * dv;
+    for (int r = 0; r < R; ++r) {
+      const T w = p0[r * L + k];
+      for (arma::uword c = 0; c < dv; ++c) acc_o[r * dv + c] += w * v[c];
+    }
+  }
+  for (int r = 0; r < R; ++r)
+    for (arma::uword c = 0; c < dv; ++c) o[r][c] = acc_o[r * dv + c];
+}
+
 template <class T, arma::uword kL, arma::uword kD>
 POTTS_NN_KERNEL static void attention_forward_impl(Mat<T>& O, Mat<T>& P, const Mat<T>& Q, const Mat<T>& K,
                                                    const Mat<T>& V, arma::uword L_rt, arma::uword Lq) {
@@ -245,43 +337,74 @@ POTTS_NN_KERNEL static void attention_forward_impl(Mat<T>& O, Mat<T>& P, const M
   const T scale = T(1.0 / std::sqrt(double(d)));
   O.set_size(dv, B * Lq);
   P.set_size(L, B * Lq);
-  std::vector<T> Kt(L * d), heap_acc(kL ? 0 : L), heap_acc_o(kD ? 0 : dv);
-  T local_acc[kL ? kL : 1], local_acc_o[kD ? kD : 1];
+  std::vector<T> Kt(L * d), heap_acc(kL ? 0 : 2 * L), heap_acc_o(kD ? 0 : 2 * dv);
+  T local_acc[kL ? 2 * kL : 1], local_acc_o[kD ? 2 * kD : 1];
   T* acc = kL ? local_acc : heap_acc.data();
   T* acc_o = kD ? local_acc_o : heap_acc_o.data();
   for (arma::uword b = 0; b < B; ++b) {
     transpose_block(Kt.data(), K.colptr(b * L), d, L);
     const T* Vb = V.colptr(b * L);
-    for (arma::uword q = 0; q < Lq; ++q) {
-      const T* qv = Q.colptr(b * Lq + q);
-      T* p = P.colptr(b * Lq + q);
-      // S[:, q] = K_b^T q / sqrt(d), accumulated in a local buffer
-      for (arma::uword k = 0; k < L; ++k) acc[k] = 0;
-      for (arma::uword c = 0; c < d; ++c) {
-        const T w = qv[c] * scale;
-        const T* kt = &Kt[c * L];
-        for (arma::uword k = 0; k < L; ++k) acc[k] += w * kt[k];
-      }
-      for (arma::uword k = 0; k < L; ++k) p[k] = acc[k];
-      // P[:, q] = softmax(S[:, q])
-      T mx = p[0];
-      for (arma::uword k = 1; k < L; ++k) mx = std::max(mx, p[k]);
-      for (arma::uword k = 0; k < L; ++k) p[k] -= mx;
-      exp_nonpositive(p, L);
-      T z = 0;
-      for (arma::uword k = 0; k < L; ++k) z += p[k];
-      const T inv = T(1) / z;
-      for (arma::uword k = 0; k < L; ++k) p[k] *= inv;
-      // O[:, q] = V_b P[:, q]
-      T* o = O.colptr(b * Lq + q);
-      for (arma::uword c = 0; c < dv; ++c) acc_o[c] = 0;
-      for (arma::uword k = 0; k < L; ++k) {
-        const T w = p[k];
-        const T* v = Vb + k * dv;
-        for (arma::uword c = 0; c < dv; ++c) acc_o[c] += w * v[c];
-      }
-      for (arma::uword c = 0; c < dv; ++c) o[c] = acc_o[c];
+    arma::uword q = 0;
+    for (; q + 1 < Lq; q += 2) {
+      const T* qv[2] = {Q.colptr(b * Lq + q), Q.colptr(b * Lq + q + 1)};
+      T* o[2] = {O.colptr(b * Lq + q), O.colptr(b * Lq + q + 1)};
+      attention_forward_group<T, kL, kD, 2>(qv, P.colptr(b * Lq + q), o, Kt.data(), Vb, L, d, dv, scale, acc, acc_o);
     }
+    if (q < Lq) {
+      const T* qv[1] = {Q.colptr(b * Lq + q)};
+      T* o[1] = {O.colptr(b * Lq + q)};
+      attention_forward_group<T, kL, kD, 1>(qv, P.colptr(b * Lq + q), o, Kt.data(), Vb, L, d, dv, scale, acc, acc_o);
+    }
+  }
+}
+
+template <class T, arma::uword kL, arma::uword kD, int R>
+__attribute__((always_inline)) inline void attention_backward_group(const T* const* p, const T* const* dout,
+                                                                    const T* const* qv, T* const* dq, const T* Vt,
+                                                                    const T* Kb, T* dKb, T* dVb, arma::uword L_rt,
+                                                                    arma::uword d_rt, arma::uword dv_rt, T scale, T* ds,
+                                                                    T* dq_acc, bool overwrite) {
+  const arma::uword L = kL ? kL : L_rt, d = kD ? kD : d_rt, dv = kD ? kD : dv_rt;
+  // forward: O[:, q] = V_b P[:, q], so dV_b[:, k] += P[k, q] dO[:, q] and dP[:, q] = V_b^T dO[:, q]
+  for (arma::uword k = 0; k < L; ++k) {
+    T* dv_k = dVb + k * dv;
+    for (int r = 0; r < R; ++r) {
+      const T w = p[r][k];
+      for (arma::uword c = 0; c < dv; ++c) dv_k[c] += w * dout[r][c];
+    }
+  }
+  for (int r = 0; r < R; ++r)
+    for (arma::uword k = 0; k < L; ++k) ds[r * L + k] = 0;
+  for (arma::uword c = 0; c < dv; ++c) {
+    const T* vt = Vt + c * L;
+    for (int r = 0; r < R; ++r) {
+      const T w = dout[r][c];
+      for (arma::uword k = 0; k < L; ++k) ds[r * L + k] += w * vt[k];
+    }
+  }
+  // forward: P = softmax(S), so dS = P (dP - <P, dP>); times 1/sqrt(d) from S = K^T Q / sqrt(d)
+  for (int r = 0; r < R; ++r) {
+    T dot = 0;
+    for (arma::uword k = 0; k < L; ++k) dot += p[r][k] * ds[r * L + k];
+    for (arma::uword k = 0; k < L; ++k) ds[r * L + k] = scale * p[r][k] * (ds[r * L + k] - dot);
+  }
+  // forward: S[k, q] = K_b[:, k] . Q[:, q], so dQ[:, q] += sum_k dS[k] K_b[:, k], dK_b[:, k] += dS[k] Q[:, q]
+  for (int r = 0; r < R; ++r)
+    for (arma::uword c = 0; c < d; ++c) dq_acc[r * d + c] = 0;
+  for (arma::uword k = 0; k < L; ++k) {
+    const T* kv = Kb + k * d;
+    T* dk = dKb + k * d;
+    for (int r = 0; r < R; ++r) {
+      const T w = ds[r * L + k];
+      for (arma::uword c = 0; c < d; ++c) dq_acc[r * d + c] += w * kv[c];
+      for (arma::uword c = 0; c < d; ++c) dk[c] += w * qv[r][c];
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    if (overwrite)
+      for (arma::uword c = 0; c < d; ++c) dq[r][c] = dq_acc[r * d + c];
+    else
+      for (arma::uword c = 0; c < d; ++c) dq[r][c] += dq_acc[r * d + c];
   }
 }
 
@@ -297,8 +420,8 @@ POTTS_NN_KERNEL static void attention_backward_impl(Mat<T>& dQ, Mat<T>& dK, Mat<
     dV.set_size(arma::size(V));
   }
   const T scale = T(1.0 / std::sqrt(double(d)));
-  std::vector<T> Vt(L * dv), heap_ds(kL ? 0 : L), heap_dq(kD ? 0 : d);
-  T local_ds[kL ? kL : 1], local_dq[kD ? kD : 1];
+  std::vector<T> Vt(L * dv), heap_ds(kL ? 0 : 2 * L), heap_dq(kD ? 0 : 2 * d);
+  T local_ds[kL ? 2 * kL : 1], local_dq[kD ? 2 * kD : 1];
   T* ds = kL ? local_ds : heap_ds.data();
   T* dq_acc = kD ? local_dq : heap_dq.data();
   for (arma::uword b = 0; b < B; ++b) {
@@ -310,40 +433,24 @@ POTTS_NN_KERNEL static void attention_backward_impl(Mat<T>& dQ, Mat<T>& dK, Mat<
       std::fill(dKb, dKb + L * d, T(0));
       std::fill(dVb, dVb + L * dv, T(0));
     }
-    for (arma::uword q = 0; q < Lq; ++q) {
-      const T* p = P.colptr(b * Lq + q);
-      const T* dout = dO.colptr(b * Lq + q);
-      const T* qv = Q.colptr(b * Lq + q);
-      T* dq = dQ.colptr(b * Lq + q);
-      // forward: O[:, q] = V_b P[:, q], so dV_b[:, k] += P[k, q] dO[:, q] and dP[:, q] = V_b^T dO[:, q]
-      for (arma::uword k = 0; k < L; ++k) {
-        const T w = p[k];
-        T* dv_k = dVb + k * dv;
-        for (arma::uword c = 0; c < dv; ++c) dv_k[c] += w * dout[c];
-      }
-      for (arma::uword k = 0; k < L; ++k) ds[k] = 0;
-      for (arma::uword c = 0; c < dv; ++c) {
-        const T w = dout[c];
-        const T* vt = &Vt[c * L];
-        for (arma::uword k = 0; k < L; ++k) ds[k] += w * vt[k];
-      }
-      // forward: P = softmax(S), so dS = P (dP - <P, dP>); times 1/sqrt(d) from S = K^T Q / sqrt(d)
-      T dot = 0;
-      for (arma::uword k = 0; k < L; ++k) dot += p[k] * ds[k];
-      for (arma::uword k = 0; k < L; ++k) ds[k] = scale * p[k] * (ds[k] - dot);
-      // forward: S[k, q] = K_b[:, k] . Q[:, q], so dQ[:, q] += sum_k dS[k] K_b[:, k], dK_b[:, k] += dS[k] Q[:, q]
-      for (arma::uword c = 0; c < d; ++c) dq_acc[c] = 0;
-      for (arma::uword k = 0; k < L; ++k) {
-        const T w = ds[k];
-        const T* kv = Kb + k * d;
-        T* dk = dKb + k * d;
-        for (arma::uword c = 0; c < d; ++c) dq_acc[c] += w * kv[c];
-        for (arma::uword c = 0; c < d; ++c) dk[c] += w * qv[c];
-      }
-      if (overwrite)
-        for (arma::uword c = 0; c < d; ++c) dq[c] = dq_acc[c];
-      else
-        for (arma::uword c = 0; c < d; ++c) dq[c] += dq_acc[c];
+    arma::uword q = 0;
+    for (; q + 1 < Lq; q += 2) {
+      const arma::uword j = b * Lq + q;
+      const T* p[2] = {P.colptr(j), P.colptr(j + 1)};
+      const T* dout[2] = {dO.colptr(j), dO.colptr(j + 1)};
+      const T* qv[2] = {Q.colptr(j), Q.colptr(j + 1)};
+      T* dq[2] = {dQ.colptr(j), dQ.colptr(j + 1)};
+      attention_backward_group<T, kL, kD, 2>(p, dout, qv, dq, Vt.data(), Kb, dKb, dVb, L, d, dv, scale, ds, dq_acc,
+                                             overwrite);
+    }
+    if (q < Lq) {
+      const arma::uword j = b * Lq + q;
+      const T* p[1] = {P.colptr(j)};
+      const T* dout[1] = {dO.colptr(j)};
+      const T* qv[1] = {Q.colptr(j)};
+      T* dq[1] = {dQ.colptr(j)};
+      attention_backward_group<T, kL, kD, 1>(p, dout, qv, dq, Vt.data(), Kb, dKb, dVb, L, d, dv, scale, ds, dq_acc,
+                                             overwrite);
     }
   }
 }

@@ -141,12 +141,15 @@ void VanillaTransformer::refresh_float_weights() {
 
 // ---------------------------------------------------------------------------
 // One post-LayerNorm encoder block. X: d x (B L) -> Y: d x (B Lq); queries
-// are the columns c.query_cols of X (all of them when Lq = L).
+// are the columns c.query_cols of X (all of them, without a copy, when
+// query_cols is empty).
 template <class T>
 void VanillaTransformer::block_forward(const EncoderBlockT<T>& p, EncoderBlockCache<T>& c, const Mat<T>& X,
                                        arma::uword Lq) const {
-  gather_forward(c.Xq, X, c.query_cols);
-  linear_forward(c.Q, c.Xq, p.Wq, p.bq);
+  const bool all = c.query_cols.empty();
+  if (!all) gather_forward(c.Xq, X, c.query_cols);
+  const Mat<T>& Xq = all ? X : c.Xq;
+  linear_forward(c.Q, Xq, p.Wq, p.bq);
   linear_forward(c.K, X, p.Wk, p.bk);
   linear_forward(c.V, X, p.Wv, p.bv);
   attention_forward(c.O, c.P, c.Q, c.K, c.V, o_.L, Lq);  // softmax(Q K^T / sqrt(d)) V
@@ -154,7 +157,7 @@ void VanillaTransformer::block_forward(const EncoderBlockT<T>& p, EncoderBlockCa
     linear_forward(c.Z, c.O, p.Wo, p.bo);
   else
     c.Z = c.O;
-  c.R1 = c.Xq + c.Z;  // residual
+  c.R1 = Xq + c.Z;  // residual
   layernorm_forward(c.Y1, c.ln1, c.R1, p.ln1_gamma, p.ln1_beta, o_.layernorm_eps);
   linear_forward(c.Hpre, c.Y1, p.W1, p.b1);
   relu_forward(c.H, c.Hpre);
@@ -163,7 +166,7 @@ void VanillaTransformer::block_forward(const EncoderBlockT<T>& p, EncoderBlockCa
   layernorm_forward(c.Y, c.ln2, c.R2, p.ln2_gamma, p.ln2_beta, o_.layernorm_eps);
 }
 
-// dY: d x (B Lq) -> accumulates dX (d x (B L)) and the block's gradients g.
+// dY: d x (B Lq) -> writes dX (d x (B L)), accumulates the block's gradients g.
 template <class T>
 void VanillaTransformer::block_backward(const EncoderBlockT<T>& p, EncoderBlockT<T>& g, EncoderBlockCache<T>& c,
                                         const Mat<T>& X, const Mat<T>& dY, Mat<T>& dX, arma::uword Lq) const {
@@ -176,7 +179,6 @@ void VanillaTransformer::block_backward(const EncoderBlockT<T>& p, EncoderBlockT
   linear_backward(&c.dY1, g.W1, g.b1, c.dHpre, c.Y1, p.W1);
   layernorm_backward(c.dR1, g.ln1_gamma, g.ln1_beta, c.dY1, c.ln1, p.ln1_gamma, Grad::kOverwrite);
   // forward: R1 = Xq + Z, Z = W_o O + b_o
-  c.dXq = c.dR1;
   if (o_.output_projection) {
     c.dO.zeros(arma::size(c.O));
     linear_backward(&c.dO, g.Wo, g.bo, c.dR1, c.O, p.Wo);
@@ -184,8 +186,16 @@ void VanillaTransformer::block_backward(const EncoderBlockT<T>& p, EncoderBlockT
     c.dO = c.dR1;
   }
   attention_backward(c.dQ, c.dK, c.dV, c.dO, c.P, c.Q, c.K, c.V, o_.L, Lq, Grad::kOverwrite);
-  linear_backward(&c.dXq, g.Wq, g.bq, c.dQ, c.Xq, p.Wq);
-  gather_backward(dX, c.dXq, c.query_cols);
+  // forward: R1 = Xq + Z, Q = W_q Xq + b_q
+  if (c.query_cols.empty()) {  // Xq = X
+    dX = c.dR1;
+    linear_backward(&dX, g.Wq, g.bq, c.dQ, X, p.Wq);
+  } else {
+    c.dXq = c.dR1;
+    linear_backward(&c.dXq, g.Wq, g.bq, c.dQ, c.Xq, p.Wq);
+    dX.zeros(arma::size(X));
+    gather_backward(dX, c.dXq, c.query_cols);
+  }
   // forward: K = W_k X + b_k, V = W_v X + b_v
   linear_backward(&dX, g.Wk, g.bk, c.dK, X, p.Wk);
   linear_backward(&dX, g.Wv, g.bv, c.dV, X, p.Wv);
@@ -208,12 +218,10 @@ double VanillaTransformer::forward(const TransformerWeights<T>& w, TransformerPa
   for (arma::uword n = 0; n < N; ++n) {
     EncoderBlockCache<T>& c = pass.caches[n];
     const bool last = n + 1 == N;
-    c.query_cols.resize(last ? B : B * L);
-    for (arma::uword b = 0; b < B; ++b)
-      if (last)
-        c.query_cols[b] = b * L + masked[b];  // only the masked position reaches the read-out
-      else
-        for (arma::uword j = 0; j < L; ++j) c.query_cols[b * L + j] = b * L + j;
+    c.query_cols.clear();  // empty: every position is a query
+    if (last)
+      for (arma::uword b = 0; b < B; ++b)
+        c.query_cols.push_back(b * L + masked[b]);  // only the masked position reaches the read-out
     block_forward(w.blocks[n], c, n == 0 ? pass.X0 : pass.caches[n - 1].Y, last ? 1 : L);
   }
   const Mat<T>& Y = pass.caches[N - 1].Y;  // d x B, the masked positions
@@ -250,7 +258,6 @@ void VanillaTransformer::backward(const TransformerWeights<T>& w, TransformerWei
   for (arma::uword n = N; n-- > 0;) {
     const Mat<T>& X = n == 0 ? pass.X0 : pass.caches[n - 1].Y;
     EncoderBlockCache<T>& c = pass.caches[n];
-    c.dX.zeros(arma::size(X));
     block_backward(w.blocks[n], g.blocks[n], c, X, *dnext, c.dX, n + 1 == N ? 1 : o_.L);
     dnext = &c.dX;
   }

@@ -51,7 +51,7 @@ struct TransformerWeights {
 // What one block's forward pass keeps for its backward pass.
 template <class T>
 struct EncoderBlockCache {
-  std::vector<arma::uword> query_cols;  // columns of the input used as queries
+  std::vector<arma::uword> query_cols;  // columns of the input used as queries (empty: all)
   Mat<T> Xq, Q, K, V, P, O, Z, R1, Y1, Hpre, H, F, R2, Y;
   LayerNormCacheT<T> ln1, ln2;
   // gradient buffers of the backward pass (kept to avoid reallocation)
