@@ -12,6 +12,7 @@
 
 #include "lib/core/rng.h"
 #include "lib/nn/factored_attention.h"
+#include "lib/nn/layers.h"
 #include "lib/nn/transformer.h"
 
 namespace {
@@ -80,3 +81,28 @@ BENCHMARK(BM_VanillaEpoch)
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace
+
+// Kernel level: LayerNorm forward and backward over one batch's tokens
+// (d = 20, 2000 columns), float (/1) and double (/0).
+template <class T>
+void layer_norm_pass(benchmark::State& state) {
+  const arma::uword d = 20, n = 2000;
+  Rng rng(4, 4);
+  nn::Mat<T> X(d, n), dY(d, n), Y, dX, gamma(d, 1, arma::fill::ones), beta(d, 1, arma::fill::zeros);
+  for (auto& x : X) x = T(rng.normal());
+  for (auto& x : dY) x = T(0.01 * rng.normal());
+  nn::Mat<T> dg(d, 1, arma::fill::zeros), db(d, 1, arma::fill::zeros);
+  nn::LayerNormCacheT<T> cache;
+  for (auto _ : state) {
+    nn::layernorm_forward(Y, cache, X, gamma, beta, 1e-6);
+    nn::layernorm_backward(dX, dg, db, dY, cache, gamma, nn::Grad::kOverwrite);
+    benchmark::DoNotOptimize(dX.memptr());
+  }
+}
+void BM_LayerNorm(benchmark::State& state) {
+  if (state.range(0))
+    layer_norm_pass<float>(state);
+  else
+    layer_norm_pass<double>(state);
+}
+BENCHMARK(BM_LayerNorm)->ArgName("float")->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);

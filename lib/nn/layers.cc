@@ -162,106 +162,90 @@ POTTS_NN_KERNEL void relu_backward(Mat<T>& dX, const Mat<T>& dY, const Mat<T>& Y
 }
 
 // ---------------------------------------------------------------------------
-// The per-column reductions (mean, variance; in the backward pass the two
-// means) run on blocks of kLnBlock columns transposed into a local buffer,
-// one column per vector lane, each summed in the same order as a plain loop
-// over its features would: the same bits, vectorised.
-constexpr arma::uword kLnBlock = 16;
-
-template <class T>
-POTTS_NN_KERNEL void layernorm_forward(Mat<T>& Y, LayerNormCacheT<T>& cache, const Mat<T>& X, const Mat<T>& gamma,
-                                       const Mat<T>& beta, double eps) {
-  const arma::uword d = X.n_rows, n = X.n_cols, W = kLnBlock;
+// Templates on d: with the paper's d = 20 known at compile time the
+// per-column loops unroll into straight-line code, and the out-of-order core
+// overlaps the (sequential, latency-bound) sums of successive columns; kD = 0
+// is the general case. Same operations in the same order either way.
+template <class T, arma::uword kD>
+POTTS_NN_KERNEL static void layernorm_forward_impl(Mat<T>& Y, LayerNormCacheT<T>& cache, const Mat<T>& X,
+                                                   const Mat<T>& gamma, const Mat<T>& beta, double eps) {
+  const arma::uword d = kD ? kD : X.n_rows, n = X.n_cols;
   Y.set_size(d, n);
   cache.xhat.set_size(d, n);
   cache.rstd.set_size(n);
-  const T* g = gamma.memptr();
-  const T* be = beta.memptr();
-  std::vector<T> buf(d * W);  // buf[k W + w] = X[k, t0 + w]
-  T mean[kLnBlock], var[kLnBlock], rstd[kLnBlock];
-  for (arma::uword t0 = 0; t0 < n; t0 += W) {
-    const arma::uword nw = std::min(W, n - t0);
-    const T* cols[kLnBlock];
-    for (arma::uword w = 0; w < W; ++w) cols[w] = X.colptr(t0 + std::min(w, nw - 1));  // padding repeats the last
-    for (arma::uword k = 0; k < d; ++k)
-      for (arma::uword w = 0; w < W; ++w) buf[k * W + w] = cols[w][k];
-    for (arma::uword w = 0; w < W; ++w) mean[w] = var[w] = 0;
-    for (arma::uword k = 0; k < d; ++k)
-      for (arma::uword w = 0; w < W; ++w) mean[w] += buf[k * W + w];
-    for (arma::uword w = 0; w < W; ++w) mean[w] /= T(d);
-    for (arma::uword k = 0; k < d; ++k)
-      for (arma::uword w = 0; w < W; ++w) {
-        const T c = buf[k * W + w] - mean[w];
-        var[w] += c * c;
-      }
-    for (arma::uword w = 0; w < W; ++w) {
-      var[w] /= T(d);  // biased variance, as in LayerNorm
-      rstd[w] = T(1) / std::sqrt(var[w] + T(eps));
+  const T* __restrict__ g = gamma.memptr();
+  const T* __restrict__ be = beta.memptr();
+  T* __restrict__ rs = cache.rstd.memptr();
+  for (arma::uword t = 0; t < n; ++t) {
+    const T* __restrict__ x = X.colptr(t);
+    T mean = 0;
+    for (arma::uword k = 0; k < d; ++k) mean += x[k];
+    mean /= T(d);
+    T var = 0;
+    for (arma::uword k = 0; k < d; ++k) var += (x[k] - mean) * (x[k] - mean);
+    var /= T(d);  // biased variance, as in LayerNorm
+    const T rstd = T(1) / std::sqrt(var + T(eps));
+    T* __restrict__ xh = cache.xhat.colptr(t);
+    T* __restrict__ y = Y.colptr(t);
+    for (arma::uword k = 0; k < d; ++k) {
+      xh[k] = (x[k] - mean) * rstd;
+      y[k] = g[k] * xh[k] + be[k];
     }
-    for (arma::uword w = 0; w < nw; ++w) {
-      const T* x = X.colptr(t0 + w);
-      T* xh = cache.xhat.colptr(t0 + w);
-      T* y = Y.colptr(t0 + w);
-      for (arma::uword k = 0; k < d; ++k) {
-        xh[k] = (x[k] - mean[w]) * rstd[w];
-        y[k] = g[k] * xh[k] + be[k];
-      }
-      cache.rstd(t0 + w) = rstd[w];
+    rs[t] = rstd;
+  }
+}
+
+template <class T, arma::uword kD>
+POTTS_NN_KERNEL static void layernorm_backward_impl(Mat<T>& dX, Mat<T>& dgamma, Mat<T>& dbeta, const Mat<T>& dY,
+                                                    const LayerNormCacheT<T>& cache, const Mat<T>& gamma,
+                                                    bool overwrite) {
+  // forward: y = gamma xhat + beta, xhat = (x - mean) rstd, so now we have
+  //   dxhat = dy gamma,
+  //   dx = rstd (dxhat - mean(dxhat) - xhat mean(dxhat xhat)).
+  const arma::uword d = kD ? kD : dY.n_rows, n = dY.n_cols;
+  const T* __restrict__ g = gamma.memptr();
+  T* __restrict__ dg = dgamma.memptr();
+  T* __restrict__ db = dbeta.memptr();
+  const T* __restrict__ rs = cache.rstd.memptr();
+  for (arma::uword t = 0; t < n; ++t) {
+    const T* __restrict__ dy = dY.colptr(t);
+    const T* __restrict__ xh = cache.xhat.colptr(t);
+    T mean_dxhat = 0, mean_dxhat_xhat = 0;
+    for (arma::uword k = 0; k < d; ++k) {
+      const T dxh = dy[k] * g[k];
+      mean_dxhat += dxh;
+      mean_dxhat_xhat += dxh * xh[k];
+      dg[k] += dy[k] * xh[k];
+      db[k] += dy[k];
     }
+    mean_dxhat /= T(d);
+    mean_dxhat_xhat /= T(d);
+    const T rstd = rs[t];
+    T* __restrict__ dx = dX.colptr(t);
+    if (overwrite)
+      for (arma::uword k = 0; k < d; ++k) dx[k] = rstd * (dy[k] * g[k] - mean_dxhat - xh[k] * mean_dxhat_xhat);
+    else
+      for (arma::uword k = 0; k < d; ++k) dx[k] += rstd * (dy[k] * g[k] - mean_dxhat - xh[k] * mean_dxhat_xhat);
   }
 }
 
 template <class T>
-POTTS_NN_KERNEL void layernorm_backward(Mat<T>& dX, Mat<T>& dgamma, Mat<T>& dbeta, const Mat<T>& dY,
-                                        const LayerNormCacheT<T>& cache, const Mat<T>& gamma, Grad mode) {
-  // forward: y = gamma xhat + beta, xhat = (x - mean) rstd, so now we have
-  //   dxhat = dy gamma,
-  //   dx = rstd (dxhat - mean(dxhat) - xhat mean(dxhat xhat)).
-  const arma::uword d = dY.n_rows, n = dY.n_cols, W = kLnBlock;
-  if (mode == Grad::kOverwrite) dX.set_size(d, n);
-  const T* g = gamma.memptr();
-  T* dg = dgamma.memptr();
-  T* db = dbeta.memptr();
-  std::vector<T> dxh_t(d * W), xh_t(d * W);  // transposed blocks of dxhat and xhat
-  T mean_dxhat[kLnBlock], mean_dxhat_xhat[kLnBlock];
-  for (arma::uword t0 = 0; t0 < n; t0 += W) {
-    const arma::uword nw = std::min(W, n - t0);
-    const T *dys[kLnBlock], *xhs[kLnBlock];
-    for (arma::uword w = 0; w < W; ++w) {
-      const arma::uword t = t0 + std::min(w, nw - 1);  // padding lanes repeat the last column
-      dys[w] = dY.colptr(t);
-      xhs[w] = cache.xhat.colptr(t);
-    }
-    for (arma::uword k = 0; k < d; ++k)
-      for (arma::uword w = 0; w < W; ++w) {
-        dxh_t[k * W + w] = dys[w][k];
-        xh_t[k * W + w] = xhs[w][k];
-      }
-    for (arma::uword k = 0; k < d; ++k)
-      for (arma::uword w = 0; w < W; ++w) dxh_t[k * W + w] *= g[k];  // dxhat = dy gamma
-    for (arma::uword w = 0; w < W; ++w) mean_dxhat[w] = mean_dxhat_xhat[w] = 0;
-    for (arma::uword k = 0; k < d; ++k)
-      for (arma::uword w = 0; w < W; ++w) {
-        mean_dxhat[w] += dxh_t[k * W + w];
-        mean_dxhat_xhat[w] += dxh_t[k * W + w] * xh_t[k * W + w];
-      }
-    for (arma::uword w = 0; w < nw; ++w) {
-      const arma::uword t = t0 + w;
-      const T* dy = dY.colptr(t);
-      const T* xh = cache.xhat.colptr(t);
-      for (arma::uword k = 0; k < d; ++k) {
-        dg[k] += dy[k] * xh[k];
-        db[k] += dy[k];
-      }
-      const T m1 = mean_dxhat[w] / T(d), m2 = mean_dxhat_xhat[w] / T(d);
-      const T rstd = cache.rstd(t);
-      T* dx = dX.colptr(t);
-      if (mode == Grad::kOverwrite)
-        for (arma::uword k = 0; k < d; ++k) dx[k] = rstd * (dy[k] * g[k] - m1 - xh[k] * m2);
-      else
-        for (arma::uword k = 0; k < d; ++k) dx[k] += rstd * (dy[k] * g[k] - m1 - xh[k] * m2);
-    }
-  }
+void layernorm_forward(Mat<T>& Y, LayerNormCacheT<T>& cache, const Mat<T>& X, const Mat<T>& gamma, const Mat<T>& beta,
+                       double eps) {
+  if (X.n_rows == 20)
+    layernorm_forward_impl<T, 20>(Y, cache, X, gamma, beta, eps);
+  else
+    layernorm_forward_impl<T, 0>(Y, cache, X, gamma, beta, eps);
+}
+
+template <class T>
+void layernorm_backward(Mat<T>& dX, Mat<T>& dgamma, Mat<T>& dbeta, const Mat<T>& dY, const LayerNormCacheT<T>& cache,
+                        const Mat<T>& gamma, Grad mode) {
+  if (mode == Grad::kOverwrite) dX.set_size(dY.n_rows, dY.n_cols);
+  if (dY.n_rows == 20)
+    layernorm_backward_impl<T, 20>(dX, dgamma, dbeta, dY, cache, gamma, mode == Grad::kOverwrite);
+  else
+    layernorm_backward_impl<T, 0>(dX, dgamma, dbeta, dY, cache, gamma, mode == Grad::kOverwrite);
 }
 
 // ---------------------------------------------------------------------------
