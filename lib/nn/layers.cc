@@ -10,6 +10,17 @@
 namespace potts {
 namespace nn {
 
+// The hand-written kernels are compiled twice (AVX2 and baseline x86-64; the
+// loader picks one for the CPU). Without FMA contraction or reassociation,
+// both run the same IEEE operations per element in the same order: the same
+// bits on every machine. POTTS_NN_BASELINE_ONLY builds the baseline alone
+// (tests/nn:same_bits_test compares the two builds).
+#ifdef POTTS_NN_BASELINE_ONLY
+#define POTTS_NN_KERNEL
+#else
+#define POTTS_NN_KERNEL __attribute__((target_clones("avx2", "default")))
+#endif
+
 // exp(x) for x <= 0, in place over an array (softmax weights after the
 // maximum is subtracted). Written as plain IEEE arithmetic so that the same
 // bits come out on every x86-64 machine (libm's exp dispatches on the CPU)
@@ -19,7 +30,7 @@ namespace nn {
 // the maximum's 1, i.e. zero for every purpose here).
 // Compiled twice (AVX2 and baseline SSE2; the loader picks one): the same
 // IEEE operations element by element either way, so the same bits.
-__attribute__((target_clones("avx2", "default"))) void exp_nonpositive(double* x, arma::uword n) {
+POTTS_NN_KERNEL void exp_nonpositive(double* x, arma::uword n) {
   const double log2e = 1.4426950408889634, ln2_hi = 0.693147180369123816490, ln2_lo = 1.90821492927058770002e-10;
   const double shifter = 6755399441055744.0;  // 1.5 * 2^52: adding it rounds to an integer
   for (arma::uword k = 0; k < n; ++k) {
@@ -53,7 +64,7 @@ __attribute__((target_clones("avx2", "default"))) void exp_nonpositive(double* x
 // The float version: the same scheme with float constants, x clamped at -87
 // (2^-126, the smallest normal float) and the series to r^7 (truncation
 // below 6e-9 relative, under half an ulp).
-__attribute__((target_clones("avx2", "default"))) void exp_nonpositive(float* x, arma::uword n) {
+POTTS_NN_KERNEL void exp_nonpositive(float* x, arma::uword n) {
   const float log2e = 1.44269504f, ln2_hi = 0.693145751953125f, ln2_lo = 1.42860676533018704e-6f;
   const float shifter = 12582912.0f;  // 1.5 * 2^23
   for (arma::uword k = 0; k < n; ++k) {
@@ -77,12 +88,6 @@ __attribute__((target_clones("avx2", "default"))) void exp_nonpositive(float* x,
     x[k] = p * scale;
   }
 }
-
-// The hand-written kernels below are compiled twice, like exp_nonpositive
-// (AVX2 and baseline; the loader picks one for the CPU). Without FMA
-// contraction or reassociation, both run the same IEEE operations per
-// element in the same order: the same bits on every machine.
-#define POTTS_NN_KERNEL __attribute__((target_clones("avx2", "default")))
 
 void gemm(bool ta, bool tb, arma::uword m, arma::uword n, arma::uword k, double alpha, const double* A, arma::uword lda,
           const double* B, arma::uword ldb, double beta, double* C, arma::uword ldc) {

@@ -1,0 +1,109 @@
+// Prints one SHA-256 over the output bits of every hand-written kernel of
+// lib/nn (both precisions, the d = L = 20 specialisations and the general
+// case) on fixed inputs. Built twice, against the default library (AVX2
+// clones picked on an AVX2 machine) and against the baseline-only build;
+// tests/nn:same_bits_test requires the same fingerprint from both.
+#include <cstdio>
+#include <string>
+
+#include "lib/core/io.h"
+#include "lib/core/rng.h"
+#include "lib/nn/layers.h"
+
+using namespace potts;
+using namespace potts::nn;
+
+namespace {
+
+std::string bytes;  // everything hashed, in order
+
+template <class T>
+void add(const Mat<T>& m) {
+  bytes.append(reinterpret_cast<const char*>(m.memptr()), m.n_elem * sizeof(T));
+}
+
+template <class T>
+Mat<T> random(arma::uword r, arma::uword c, Rng& rng, double scale = 1.0) {
+  Mat<T> m(r, c);
+  for (auto& x : m) x = T(scale * rng.normal());
+  return m;
+}
+
+template <class T>
+void kernels(arma::uword d, arma::uword L, arma::uword B, std::uint64_t seed) {
+  Rng rng(seed, 0);
+  const arma::uword n = B * L, C = d;
+  std::vector<int> seqs(n), targets(n), tokens(n);
+  for (arma::uword k = 0; k < n; ++k) {
+    seqs[k] = int(rng.below(C));
+    targets[k] = k % 7 == 3 ? -1 : int(rng.below(C));
+    tokens[k] = int(rng.below(C + 1));
+  }
+  // linear, relu, LayerNorm
+  Mat<T> X = random<T>(d, n, rng), W = random<T>(d, d, rng, 0.3), b = random<T>(d, 1, rng), Y, dX(d, n), dW(d, d),
+         db(d, 1);
+  dX.zeros();
+  dW.zeros();
+  db.zeros();
+  linear_forward(Y, X, W, b);
+  linear_backward(&dX, dW, db, Y, X, W);
+  add(Y), add(dX), add(dW), add(db);
+  Mat<T> R, dR;
+  relu_forward(R, Y);
+  relu_backward(dR, X, R, Grad::kOverwrite);
+  add(R), add(dR);
+  LayerNormCacheT<T> cache;
+  Mat<T> g = random<T>(d, 1, rng), be = random<T>(d, 1, rng), Z, dZ, dg(d, 1), dbe(d, 1);
+  dg.zeros();
+  dbe.zeros();
+  layernorm_forward(Z, cache, X, g, be, 1e-6);
+  layernorm_backward(dZ, dg, dbe, Y, cache, g, Grad::kOverwrite);
+  add(Z), add(dZ), add(dg), add(dbe);
+  // attention, all queries and one query per sequence
+  for (arma::uword Lq : {L, arma::uword(1)}) {
+    Mat<T> Q = random<T>(d, B * Lq, rng), K = random<T>(d, n, rng), V = random<T>(d, n, rng), O, P, dQ, dK, dV;
+    attention_forward(O, P, Q, K, V, L, Lq);
+    attention_backward(dQ, dK, dV, O, P, Q, K, V, L, Lq, Grad::kOverwrite);
+    add(O), add(P), add(dQ), add(dK), add(dV);
+  }
+  // embedding, cross-entropy (both layouts), factored attention
+  Mat<T> We = random<T>(d, C + 1, rng), PE = random<T>(d, L, rng), E, dWe(d, C + 1), dbe2(d, 1);
+  dWe.zeros();
+  dbe2.zeros();
+  embedding_forward(E, tokens, We, b, PE, L);
+  embedding_backward(dWe, dbe2, X, tokens);
+  add(E), add(dWe), add(dbe2);
+  Mat<T> logits = random<T>(C, n, rng, 3.0), probs, dlogits(C, n), probs_t, dlogits_t(n, C);
+  dlogits.zeros();
+  dlogits_t.zeros();
+  const double l1 = cross_entropy_forward(probs, logits, targets);
+  cross_entropy_backward(dlogits, probs, targets, 0.5);
+  const Mat<T> logits_t = logits.t();
+  const double l2 = cross_entropy_rows_forward(probs_t, logits_t, targets);
+  cross_entropy_rows_backward(dlogits_t, probs_t, targets, 0.5);
+  add(probs), add(dlogits), add(probs_t), add(dlogits_t);
+  bytes.append(reinterpret_cast<const char*>(&l1), sizeof l1);
+  bytes.append(reinterpret_cast<const char*>(&l2), sizeof l2);
+  Mat<T> A = random<T>(L, L, rng, 0.3), Vc = random<T>(C, C, rng, 0.3), Zt, Ht, dA(L, L), dVc(C, C);
+  dA.zeros();
+  dVc.zeros();
+  factored_attention_forward(Zt, Ht, seqs, A, Vc, L);
+  factored_attention_backward(dA, dVc, Zt, Ht, seqs, Vc, L);
+  add(Zt), add(Ht), add(dA), add(dVc);
+  // exp over the whole range it serves
+  Mat<T> e(1, 4000);
+  for (arma::uword k = 0; k < e.n_elem; ++k) e(k) = T(-700.0 * double(k) / double(e.n_elem));
+  exp_nonpositive(e.memptr(), e.n_elem);
+  add(e);
+}
+
+}  // namespace
+
+int main() {
+  kernels<double>(20, 20, 7, 1);
+  kernels<float>(20, 20, 7, 2);
+  kernels<double>(6, 5, 3, 3);  // the general (not specialised) kernels
+  kernels<float>(6, 5, 3, 4);
+  std::printf("%s %s\n", sha256_text(bytes).c_str(), __builtin_cpu_supports("avx2") ? "avx2" : "no-avx2");
+  return 0;
+}
