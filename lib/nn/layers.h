@@ -1,4 +1,4 @@
-// Layers of the two models of SPEC.md section 2, in double precision.
+// Layers of the two models of SPEC.md section 2, in double and float precision.
 //
 // Every layer is a forward and a backward function side by side (llm.c
 // style). Activations are column-major arma::mat with one column per token
@@ -11,7 +11,8 @@
 //
 // Backward functions ACCUMULATE (+=) into parameter gradients and into the
 // gradient of their input, so a tensor used twice (residuals) simply receives
-// two contributions. Callers zero the buffers.
+// two contributions. Callers zero the buffers (or, where offered, pass
+// Grad::kOverwrite to have the input gradient written instead).
 //
 // Every layer is a template on the scalar T, instantiated for double (the
 // reference path, checked against finite differences) and float (the fast
@@ -147,7 +148,7 @@ void factored_attention_backward(Mat<T>& dA, Mat<T>& dV, const Mat<T>& dZt, cons
 
 // exp(x) in place for x <= 0 (softmax weights), deterministic on every
 // machine: relative error against std::exp below 1e-15 in double, below
-// 3e-7 (a few units in the last place) in float.
+// 5e-7 (a few units in the last place) in float.
 void exp_nonpositive(double* x, arma::uword n);
 void exp_nonpositive(float* x, arma::uword n);
 
