@@ -5,6 +5,7 @@
 
 #include <armadillo>
 #include <boost/version.hpp>
+#include <cblas.h>
 #include <cstdio>
 #include <ctime>
 #include <iostream>
@@ -66,6 +67,10 @@ nlohmann::json toolchain_versions() {
 #endif
   t["cxx_standard"] = static_cast<long>(__cplusplus);
   t["armadillo"] = arma::arma_version::as_string();
+  // OpenBLAS picks its kernels by CPU at run time; kernels of another family
+  // (e.g. without FMA) round BLAS products differently (README, Build settings).
+  t["openblas"] = openblas_get_config();
+  t["openblas_core"] = openblas_get_corename();
   t["boost"] = BOOST_LIB_VERSION;
   t["hdf5"] = H5_VERS_INFO;
   t["openssl"] = OPENSSL_VERSION_TEXT;

@@ -72,6 +72,8 @@ TEST_F(StageRun, SameSeedSameBytesAndCompleteProvenance) {
     EXPECT_TRUE(p.contains(k)) << k;
   EXPECT_TRUE(p["toolchain"].contains("compiler"));
   EXPECT_TRUE(p["toolchain"].contains("armadillo"));
+  // which OpenBLAS kernels ran (they decide the last bits of BLAS products)
+  EXPECT_FALSE(p["toolchain"].value("openblas_core", std::string()).empty());
 }
 
 TEST_F(StageRun, TypoInConfigFailsAndKeepsEarlierResult) {
