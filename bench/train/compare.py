@@ -44,8 +44,13 @@ def cpp_medians(repetitions):
 
 
 def torch_medians(repetitions):
-    out = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "train", "pytorch_reference.py"),
-                          f"--repetitions={repetitions}"], check=True, capture_output=True, text=True).stdout
+    run = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "train", "pytorch_reference.py"),
+                          f"--repetitions={repetitions}"], capture_output=True, text=True)
+    if run.returncode != 0:
+        sys.exit(f"compare.py: the PyTorch reference failed under {sys.executable}:\n{run.stderr}\n"
+                 "It needs Debian's python3-torch (apt-get install python3-torch) and Debian's "
+                 "/usr/bin/python3 to run this script.")
+    out = run.stdout
     rows = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
     return {r["model"]: r["ms_per_epoch"] for r in rows}, rows[0]["torch"]
 
