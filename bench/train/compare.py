@@ -31,7 +31,9 @@ def cpp_medians(repetitions):
     report = json.loads(out[out.index("{"):])
     medians = {}
     for b in report["benchmarks"]:
-        if b.get("aggregate_name") != "median":
+        # the median of the repetitions (with one repetition there is no aggregate)
+        wanted = ("aggregate", "median") if repetitions > 1 else ("iteration", None)
+        if (b.get("run_type"), b.get("aggregate_name")) != wanted:
             continue
         m = re.match(r"BM_(Factored|Vanilla)Epoch/(?:layers:(\d)/)?float:(\d)", b["run_name"])
         if not m:
