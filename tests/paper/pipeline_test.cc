@@ -10,6 +10,7 @@
 
 #include "lib/core/io.h"
 #include "lib/provenance/results.h"
+#include "tests/util/test_util.h"
 #include "tests/util/stage_rerun.h"
 
 namespace fs = std::filesystem;
@@ -17,16 +18,8 @@ namespace fs = std::filesystem;
 namespace potts::provenance {
 namespace {
 
-std::string tmpdir() {
-  const char* t = std::getenv("TEST_TMPDIR");
-  return t ? t : "/tmp";
-}
-
-std::string joined(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += x + "\n";
-  return s;
-}
+using testing_util::joined;
+using testing_util::tmpdir;
 
 // Re-runs a figure stage from its record into dir; returns the exit code.
 int rerun(const nlohmann::json& rec, const std::string& dir, const std::string& config_override = "") {

@@ -12,28 +12,16 @@
 #include "lib/core/stage.h"
 #include "lib/provenance/literate.h"
 #include "lib/provenance/results.h"
+#include "tests/util/test_util.h"
 
 namespace fs = std::filesystem;
 
 namespace potts::provenance {
 namespace {
 
-std::string tmpdir() {
-  const char* t = std::getenv("TEST_TMPDIR");
-  return t ? t : "/tmp";
-}
-
-bool any_contains(const std::vector<std::string>& problems, const std::string& a, const std::string& b = "") {
-  for (const auto& p : problems)
-    if (p.find(a) != std::string::npos && p.find(b) != std::string::npos) return true;
-  return false;
-}
-
-std::string joined(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += x + "\n";
-  return s;
-}
+using testing_util::any_contains;
+using testing_util::joined;
+using testing_util::tmpdir;
 
 // Runs one synthetic stage the way run_stage does: outputs under
 // bazel-out/k8-opt/bin/<pkg>/<name>/ of `root`, then its provenance record.

@@ -19,19 +19,10 @@ using nlohmann::json;
 namespace potts::provenance {
 namespace {
 
+using testing_util::any_contains;
+using testing_util::joined;
+
 const std::string kFigRec = "provenance/figures.fig2a.json", kMdRec = "provenance/paper.paper_md.json";
-
-std::string joined(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += x + "\n";
-  return s;
-}
-
-bool any_contains(const std::vector<std::string>& problems, const std::string& a, const std::string& b) {
-  for (const auto& p : problems)
-    if (p.find(a) != std::string::npos && p.find(b) != std::string::npos) return true;
-  return false;
-}
 
 json outputs_of(const std::string& dir, const std::vector<std::string>& names) {
   json o = json::object();

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "lib/core/error.h"
 
@@ -22,6 +23,20 @@ inline std::string error_of(const std::function<void()>& f) {
     return e.what();
   }
   return "";
+}
+
+// The lines of v, one per line (for failure messages).
+inline std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += x + "\n";
+  return s;
+}
+
+// True if one of the messages contains both a and b.
+inline bool any_contains(const std::vector<std::string>& messages, const std::string& a, const std::string& b = "") {
+  for (const auto& m : messages)
+    if (m.find(a) != std::string::npos && m.find(b) != std::string::npos) return true;
+  return false;
 }
 
 }  // namespace potts::testing_util
