@@ -38,6 +38,16 @@ const Data& data() {
   return d;
 }
 
+// SGD on factored attention as in the paper configs (loss summed over
+// positions), 30 epochs from lr0 = 0.1.
+TrainOptions factored_sgd_options() {
+  TrainOptions o;
+  o.epochs = 30;
+  o.lr0 = 0.1;
+  o.loss_normalisation = "sum_positions";
+  return o;
+}
+
 TEST(Schedule, CosineFromLr0ToZero) {
   EXPECT_DOUBLE_EQ(cosine_learning_rate(0.1, 0, 100), 0.1);
   EXPECT_NEAR(cosine_learning_rate(0.1, 50, 100), 0.05, 1e-15);
@@ -47,10 +57,7 @@ TEST(Schedule, CosineFromLr0ToZero) {
 
 TEST(Trainer, SgdOnFactoredLearnsAndIsDeterministic) {
   const Data& d = data();
-  TrainOptions o;
-  o.epochs = 30;
-  o.lr0 = 0.1;
-  o.loss_normalisation = "sum_positions";
+  const TrainOptions o = factored_sgd_options();
   auto run = [&] {
     nn::FactoredAttention m(8, 4);
     m.initialise(0.1, 0.1, 7);
@@ -114,10 +121,7 @@ TEST(Trainer, VanillaLearnsWithOneRandomMask) {
 // inside the gap to eps* (3e-3); a broken float path misses by O(0.1).
 TEST(Trainer, FloatPathTracksDouble) {
   const Data& d = data();
-  TrainOptions o;
-  o.epochs = 30;
-  o.lr0 = 0.1;
-  o.loss_normalisation = "sum_positions";
+  const TrainOptions o = factored_sgd_options();
   nn::FactoredAttention md(8, 4), mf(8, 4, nn::Precision::kFloat);
   md.initialise(0.1, 0.1, 7);
   mf.initialise(0.1, 0.1, 7);
