@@ -14,6 +14,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "lib/core/numeric_env.h"
+
 namespace potts {
 
 Stage::Stage(std::string name, Config config, std::uint64_t seed, std::map<std::string, std::string> inputs,
@@ -67,10 +69,11 @@ nlohmann::json toolchain_versions() {
 #endif
   t["cxx_standard"] = static_cast<long>(__cplusplus);
   t["armadillo"] = arma::arma_version::as_string();
-  // OpenBLAS picks its kernels by CPU at run time; kernels of another family
-  // (e.g. without FMA) round BLAS products differently (README, Build settings).
+  // OpenBLAS and libm are pinned to kernels every x86-64 CPU runs the same
+  // way (lib/core/numeric_env.h); the record says which ran.
   t["openblas"] = openblas_get_config();
   t["openblas_core"] = openblas_get_corename();
+  t["numerics"] = numeric_environment();
   t["boost"] = BOOST_LIB_VERSION;
   t["hdf5"] = H5_VERS_INFO;
   t["openssl"] = OPENSSL_VERSION_TEXT;
@@ -133,6 +136,15 @@ static std::string code_version_from(const std::string& status_file) {
 
 int run_stage(const std::string& name, const std::string& description, int argc, char** argv,
               const std::function<void(Stage&)>& body) {
+  // Before anything is computed: the same numeric code paths on every CPU,
+  // one BLAS thread (results depend on neither).
+  try {
+    pin_numeric_environment(argv);
+    check_numeric_environment();
+  } catch (const std::exception& e) {
+    std::cerr << name << ": error: " << e.what() << "\n";
+    return 1;
+  }
   CLI::App app{description, name};
   std::string target = "//manual:" + name, config_path, provenance_path, status_path;
   std::uint64_t seed = 0;

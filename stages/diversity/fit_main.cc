@@ -14,11 +14,7 @@
 
 using namespace potts;
 
-// One OpenBLAS thread: results bit-identical whatever the environment.
-extern "C" void openblas_set_num_threads(int);
-
 int main(int argc, char** argv) {
-  openblas_set_num_threads(1);
   return run_stage("diversity_fit", "recovery of J by factored attention and by the full pseudo-likelihood", argc,
                    argv, [](Stage& st) {
     Config& cfg = st.config();

@@ -11,13 +11,7 @@
 
 using namespace potts;
 
-// OpenBLAS with several threads partitions sums differently, so results would
-// depend on the thread count: force one thread whatever the environment says.
-extern "C" void openblas_set_num_threads(int);
-
-
 int main(int argc, char** argv) {
-  openblas_set_num_threads(1);
   return run_stage("gaussian_merge", "merge the simulation chunks of the Gaussian model", argc, argv, [](Stage& st) {
     st.config();  // no keys
     const auto model = nlohmann::json::parse(read_text(st.input("model/summary.json")));

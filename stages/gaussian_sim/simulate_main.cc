@@ -13,13 +13,7 @@
 
 using namespace potts;
 
-// OpenBLAS with several threads partitions sums differently, so results would
-// depend on the thread count: force one thread whatever the environment says.
-extern "C" void openblas_set_num_threads(int);
-
-
 int main(int argc, char** argv) {
-  openblas_set_num_threads(1);
   return run_stage("gaussian_simulate", "ridge regression on the Gaussian model, one chunk of the alpha grid", argc,
                    argv, [](Stage& st) {
     const std::string model_h5 = st.input("model/model.h5");

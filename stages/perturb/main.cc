@@ -25,9 +25,11 @@
 //          summary.json (a, seed, test_loss, optimal_test_loss, gap, ...).
 #include <chrono>
 #include <cstdio>
+#include <memory>
 
 #include "lib/core/stage.h"
 #include "lib/potts/sample_data.h"
+#include "lib/nn/factored_attention.h"
 #include "lib/nn/perturbed_attention.h"
 #include "lib/train/trainer.h"
 
@@ -42,6 +44,7 @@ int main(int argc, char** argv) {
     Config tc = cfg.section("training");
     tc.choice("model", {"factored"});  // the sweep perturbs factored attention
     train::TrainOptions to = train::read_train_options(tc, {"all_positions"});  // one pass predicts all L positions
+    const nn::Precision precision = train::read_precision(tc);
     double std_W = tc.number("init_std_A", 0.0, 100.0);
     double std_V = tc.number("init_std_V", 0.0, 100.0);
     tc.finish();
@@ -63,10 +66,26 @@ int main(int argc, char** argv) {
     const nn::SequenceSet test = nn::to_sequence_set(test_x, C, test_path + " 'sequences'");
 
     // --- model and training (lib/train, as for factored attention) ---
-    nn::PerturbedAttention model(L, C, a);
-    model.initialise(std_W, std_V, st.seed());
+    // At a = 0 the perturbed model is factored attention (eq. 4): it is built
+    // as exactly that, so this point is the train stage's factored run by
+    // construction (same code, same bits), whatever the CPU.
+    std::unique_ptr<nn::MlmModel> model;
+    arma::mat *W = nullptr, *V = nullptr;
+    if (a == 0.0) {
+      auto fa = std::make_unique<nn::FactoredAttention>(L, C, precision);
+      fa->initialise(std_W, std_V, st.seed());
+      W = &fa->A, V = &fa->V;
+      model = std::move(fa);
+    } else {
+      if (precision != nn::Precision::kDouble)
+        throw StageError(tc.origin() + ": 'precision' must be \"double\" for a != 0 (perturbed attention has no float path)");
+      auto pa = std::make_unique<nn::PerturbedAttention>(L, C, a);
+      pa->initialise(std_W, std_V, st.seed());
+      W = &pa->W, V = &pa->V;
+      model = std::move(pa);
+    }
     const auto t0 = std::chrono::steady_clock::now();
-    train::TrainResult res = train::train_mlm(model, train, test, truth, to, st.seed(), [&](const train::EpochRecord& r) {
+    train::TrainResult res = train::train_mlm(*model, train, test, truth, to, st.seed(), [&](const train::EpochRecord& r) {
       if (r.epoch % 25 == 0 || r.epoch == to.epochs)
         std::fprintf(stderr, "perturb a=%g: epoch %d/%d  train %.5f  test %.5f  eps* %.5f  lr %.4g\n", a, r.epoch,
                      to.epochs, r.train_loss, r.test_loss, r.optimal_test_loss, r.lr);
@@ -80,8 +99,8 @@ int main(int argc, char** argv) {
     csv.save(st.output("curves.csv"));
 
     H5Writer h5;
-    h5.matrix("W", model.W);
-    h5.matrix("V", model.V);
+    h5.matrix("W", *W);
+    h5.matrix("V", *V);
     h5.matrix("couplings_J", truth.couplings_J);
     h5.save(st.output("params.h5"));
 

@@ -10,11 +10,7 @@
 
 using namespace potts;
 
-// One OpenBLAS thread: results bit-identical whatever the environment.
-extern "C" void openblas_set_num_threads(int);
-
 int main(int argc, char** argv) {
-  openblas_set_num_threads(1);
   return run_stage("potts_alpha_fit", "factored attention by L-BFGS on random training subsets, one chunk", argc,
                    argv, [](Stage& st) {
     const auto plan = nlohmann::json::parse(read_text(st.input("plan/summary.json")));

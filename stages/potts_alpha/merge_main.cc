@@ -14,11 +14,7 @@
 
 using namespace potts;
 
-// One OpenBLAS thread: results bit-identical whatever the environment.
-extern "C" void openblas_set_num_threads(int);
-
 int main(int argc, char** argv) {
-  openblas_set_num_threads(1);
   return run_stage("potts_alpha_merge", "merge of the sample-complexity chunks", argc, argv, [](Stage& st) {
     st.config().finish();
     const auto plan = nlohmann::json::parse(read_text(st.input("plan/summary.json")));

@@ -10,11 +10,7 @@
 
 using namespace potts;
 
-// One OpenBLAS thread: results bit-identical whatever the environment.
-extern "C" void openblas_set_num_threads(int);
-
 int main(int argc, char** argv) {
-  openblas_set_num_threads(1);
   return run_stage("potts_alpha_plan", "plan of the sample-complexity experiment on Potts data", argc, argv,
                    [](Stage& st) {
     Config& cfg = st.config();

@@ -12,13 +12,7 @@
 
 using namespace potts;
 
-// OpenBLAS with several threads partitions sums differently, so results would
-// depend on the thread count: force one thread whatever the environment says.
-extern "C" void openblas_set_num_threads(int);
-
-
 int main(int argc, char** argv) {
-  openblas_set_num_threads(1);
   return run_stage("replica", "replica-symmetric theory of ridge regression on the Gaussian model", argc, argv,
                    [](Stage& st) {
     Config& cfg = st.config();

@@ -15,8 +15,6 @@
 #include <cstdio>
 #include <memory>
 
-#include <cblas.h>
-
 #include "lib/core/stage.h"
 #include "lib/potts/sample_data.h"
 #include "lib/nn/factored_attention.h"
@@ -28,9 +26,6 @@ using namespace potts;
 int main(int argc, char** argv) {
   return run_stage("train", "Masked language modelling of Potts sequences (factored attention or vanilla transformer)",
                    argc, argv, [](Stage& st) {
-    // One BLAS thread whatever the environment says: OpenBLAS splits some
-    // products differently with more threads, which changes the last bits.
-    openblas_set_num_threads(1);
     st.set_threads(1);
     Config& cfg = st.config();
     // --- configuration (validated before any work) ---
