@@ -83,6 +83,7 @@ constexpr std::uint64_t kCouplings = 1;
 constexpr std::uint64_t kColourSimilarity = 2;
 constexpr std::uint64_t kGibbs = 3;
 constexpr std::uint64_t kCalibration = 4;
+constexpr std::uint64_t kDiagnostics = 5;    // + chain index << 16
 constexpr std::uint64_t kInit = 10;
 constexpr std::uint64_t kBatches = 11;
 constexpr std::uint64_t kMasks = 12;

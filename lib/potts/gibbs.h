@@ -13,19 +13,27 @@
 // and the chain stays deterministic).
 //
 // A draw uses one uniform u from Rng(seed, stream) and the inverse CDF of
-// the softmax weights w_a = exp(F(i, a) - max_b F(i, b)), Z = sum_a w_a,
-// with the colours in the order: current colour b first, then the others
-// ascending. So the site keeps b iff u Z < w_b (the common case at low
-// temperature: one comparison), else the first colour whose cumulative
-// weight exceeds u Z is taken. Any fixed order is an exact inverse CDF.
-// The weights of site i are cached and recomputed only when row i of F has
-// changed since. For a diagonal U (the standard Potts model) a change of s_j
-// from b to c touches only columns b and c of F, and just those weights are
-// updated, relative to a per-row reference (the row's max when last computed
-// in full; computed afresh when a weight would exceed e^600 or the row's sum
-// falls below 1e-250). exp is fast_exp below (our own, the same bits on
-// every machine and library, within 2 ulp of exp), so the chain is exact up
-// to double rounding and depends on (seed, stream) only, not on the vector
+// the softmax weights w_a = exp(F(i, a) - ref_i), Z = sum_a w_a, with the
+// colours in the order: current colour b first, then the others ascending.
+// So the site keeps b iff u Z < w_b (one comparison), else the first colour
+// whose cumulative weight exceeds u Z is taken (found without branches).
+// Any fixed order is an exact inverse CDF. The weights of site i are cached
+// and recomputed only when row i of F has changed since.
+//  * Diagonal U (the standard Potts model): a change of s_j from b to c
+//    touches only columns b and c of F, and just those weights are updated
+//    (2L exponentials), relative to a per-row reference (the row's max when
+//    last computed in full; computed afresh when a weight would exceed e^600
+//    or the row's sum falls below 1e-250).
+//  * Dense U: a change is only logged (site j, U[:, c] - U[:, b]); row i
+//    applies the changes logged since its last draw, in log order, when it
+//    is next drawn, then recomputes its C weights with ref_i = F(i, b) (so
+//    w_b = 1), or the row's max should a weight exceed ~e^600 (the checks
+//    are skipped when sum_j |beta J_ij| (max U - min U) < 600 for all i
+//    rules that out). Applying a row's pending changes in one pass or several
+//    gives the same bits, so when rows catch up does not change the chain.
+// exp is fast_exp below (our own, table-driven, the same bits on every
+// machine and library, within 2 ulp of exp), so the chain is exact up to
+// double rounding and depends on (seed, stream) only, not on the vector
 // width (an AVX2 and a baseline kernel give identical chains).
 #pragma once
 #include <cstdint>
@@ -79,6 +87,7 @@ class GibbsSampler {
 
   arma::uword L_, C_, Cp_, Lp_;  // Cp_, Lp_: C, L padded to a multiple of 4 (vector width)
   bool diagonal_U_ = false, baseline_kernel_ = false;
+  bool bounded_ = false;  // see KernelState::bounded in gibbs.cc
   std::vector<double> betaJ_;   // L x L: row j holds beta J_{., j} (symmetric), contiguous
   // Buffers of whole 32-byte-aligned groups of 4 doubles, so that no vector
   // access straddles a cache line.
@@ -90,10 +99,21 @@ class GibbsSampler {
   std::vector<Lane4> Ucol_;     // C x Cp: row c holds column c of U, zero padded
   std::vector<Lane4> F_;        // L x Cp: row i holds F(i, .); padding -inf (weight ~0)
   std::vector<Lane4> W_;        // L x Cp: cached weights exp(F(i, a) - ref_i)
-  std::vector<double> ref_;     // L: reference of row i (its max when last computed in full)
+  std::vector<double> ref_;     // L: reference of row i (see above)
   std::vector<double> Z_;       // L: cached sum of row i of W
   std::vector<unsigned char> state_;  // L: whether W, Z of row i are current
-  std::vector<Lane4> dU_;       // scratch: U[:, c] - U[:, b] (Cp)
+  // Dense U: log of the last R colour changes (R a power of 2 > L): entry k
+  // (slot k mod R) holds the site j that changed and U[:, c] - U[:, b].
+  // Row i of F has had the first synced_[i] changes applied; the rest are
+  // applied, in order, when site i is next drawn (fields() applies them to a
+  // copy). More than R pending (only with update() out of the cyclic order)
+  // recomputes the row from scratch instead.
+  arma::uword R_ = 0;
+  std::vector<Lane4> log_dU_;   // R x Cp
+  std::vector<int> log_site_;   // R
+  std::vector<arma::uword> log_off_;  // R: log_site_ * L
+  std::vector<std::uint64_t> synced_;  // L
+  std::uint64_t nlog_ = 0;
   std::vector<Lane4> tmp_;      // scratch: 2 Lp
   std::vector<int> s_;
   Rng rng_;

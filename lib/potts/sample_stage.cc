@@ -39,6 +39,15 @@ SampleSettings read_sample_settings(Config& cfg) {
     s.beta = cfg.number_open("beta", 0.0, 1e6);
   }
   s.threads = cfg.integer("threads", 1, 64);
+  s.diagnostics.spread_tolerance = s.calibrate ? s.calibration.tolerance : 0.03;
+  if (cfg.has("diagnostics")) {
+    Config d = cfg.section("diagnostics");
+    s.diagnostics.chains = d.integer("chains", 2, 64);
+    s.diagnostics.samples_per_chain = d.integer("samples_per_chain", 2, 10000000);
+    s.diagnostics.autocorrelation_sweeps = d.integer("autocorrelation_sweeps", 200, std::int64_t(1) << 32);
+    if (d.has("spread_tolerance")) s.diagnostics.spread_tolerance = d.number_open("spread_tolerance", 0.0, 1.0);
+    d.finish();
+  }
   cfg.finish();
   return s;
 }
@@ -75,6 +84,7 @@ SampleResult generate_sample(const SampleSettings& s, std::uint64_t seed, bool p
   r.hamming_train = mean_hamming_distance(r.train);
   r.hamming_test = mean_hamming_distance(r.test);
   r.optimal_test_loss = optimal_test_loss(r.model, r.test);
+  r.diagnostics = diagnose_data(r.model, s.protocol, r.train, r.test, s.diagnostics, seed);
   // Verification on the final data set (the calibration already ensures
   // it; checked here again so that no path can skip it).
   if (s.calibrate && !(std::fabs(r.hamming_train - s.calibration.target) <= s.calibration.tolerance)) {
@@ -117,6 +127,12 @@ nlohmann::json sample_summary(const SampleSettings& s, const SampleResult& r) {
     }
     j["calibration"] = pts;
   }
+  j["diagnostics"] = r.diagnostics.json();
+  j["diagnostics"]["settings"] = {{"chains", s.diagnostics.chains},
+                                  {"samples_per_chain", s.diagnostics.samples_per_chain},
+                                  {"autocorrelation_sweeps", s.diagnostics.autocorrelation_sweeps},
+                                  {"max_overlap", s.diagnostics.max_overlap},
+                                  {"spread_tolerance", s.diagnostics.spread_tolerance}};
   // Throughput and wall time vary run to run, so they live in the
   // provenance record (facts), keeping this file byte-deterministic.
   j["throughput_in"] = "provenance.json facts.sampler_updates_per_second";
@@ -150,6 +166,7 @@ void run_sample_stage(Stage& st) {
   st.facts()["production_chain_cpu_seconds"] = r.stats.cpu_seconds;
   st.facts()["beta"] = r.model.beta;
   st.facts()["hamming_distance"] = r.hamming_train;
+  for (const auto& w : r.diagnostics.warnings) std::fprintf(stderr, "sample: WARNING: degenerate data: %s\n", w.c_str());
   std::fprintf(stderr, "sample: beta=%.6g, training-set distance %.4f, eps*=%.4f, %.3g site updates per CPU second\n",
                r.model.beta, r.hamming_train, r.optimal_test_loss, r.stats.updates_per_second());
 }

@@ -7,7 +7,8 @@
 //   test.h5     "sequences" (M_test x L)
 //   summary.json  beta, hamming_distance (training set), optimal_test_loss
 //                 (eps*, eq. 3 with eq. 5, on the test set), L, C, M_train,
-//                 M_test, colour_kind, sweeps, throughput, calibration record.
+//                 M_test, colour_kind, sweeps, throughput, calibration record,
+//                 degeneracy diagnostics (lib/potts/diagnostics.h).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -19,6 +20,7 @@
 #include "lib/core/config.h"
 #include "lib/core/stage.h"
 #include "lib/potts/calibration.h"
+#include "lib/potts/diagnostics.h"
 #include "lib/potts/model.h"
 
 namespace potts {
@@ -33,6 +35,7 @@ struct SampleSettings {
   double beta = 0.0;  // when !calibrate
   CalibrationSettings calibration;
   int threads = 1;  // for the calibration grid only; results do not depend on it
+  DiagnosticSettings diagnostics;  // optional section "diagnostics"
 };
 
 // Reads and validates every key (errors name the file and the key), then
@@ -45,6 +48,7 @@ struct SampleResult {
   double hamming_train = 0.0, hamming_test = 0.0, optimal_test_loss = 0.0;
   ChainStats stats;  // of the production chain that made the data
   std::vector<CalibrationPoint> calibration;
+  DataDiagnostics diagnostics;
 };
 
 // J and U from `seed` (streams kCouplings, kColourSimilarity), beta fixed or
