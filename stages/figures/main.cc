@@ -11,12 +11,19 @@
 // Kinds (config "figure"):
 //  * "xy": series of (x, y[, error]) read from CSV columns; a series either
 //    takes an error column as given or averages the rows that share an x
-//    (mean and standard error over seeds/realisations). Optional horizontal
+//    (mean and standard error over seeds/realisations). A series may plot
+//    y minus another column of the same rows ("y_minus", e.g. ε - ε*,
+//    subtracted before averaging). Optional horizontal
 //    reference (e.g. ε*), subtraction of a constant (ε_g - σ²), and a power
-//    law reference line (c·x^p).
+//    law reference line (c·x^p). A series with no points (an "optional"
+//    one) gets no key entry.
 //  * "heatmaps": the couplings J and attention maps, each map A shown as c·A
 //    with c = argmin Σ_{i≠j} (J_ij - c A_ij)² (the scale e_rec uses, SPEC §2),
 //    all on one symmetric colour scale.
+//
+// Captions: {{stage.path[:fmt]}} placeholders filled from the upstream
+// summaries (lib/provenance/literate.h), plus {{stage.path:count}} and
+// {{stage.path:list}} for arrays (e.g. the seeds a sweep averaged).
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -76,6 +83,65 @@ std::map<std::string, provenance::StageDocs> stage_docs(const Stage& st) {
     if (f == "provenance.json") docs[k].provenance = nlohmann::json::parse(read_text(path));
   }
   return docs;
+}
+
+// Caption placeholders over arrays, which lib/provenance's placeholders
+// cannot show: {{key.path:list}} gives the elements joined by ", " (e.g. the
+// seeds a sweep averaged) and {{key.path:count}} their number. Resolved like
+// any placeholder (path into key's summary.json, or its provenance record
+// after "provenance."); one that names nothing or no array is an error. The
+// other placeholders are left to provenance::fill_placeholders.
+std::string expand_array_placeholders(const std::string& text, const std::map<std::string, provenance::StageDocs>& docs,
+                                      const std::string& origin) {
+  std::string out;
+  std::size_t pos = 0;
+  while (true) {
+    const auto open = text.find("{{", pos);
+    const auto close = open == std::string::npos ? open : text.find("}}", open);
+    if (close == std::string::npos) break;
+    const std::string body = text.substr(open + 2, close - open - 2);
+    const auto colon = body.rfind(':');
+    const std::string fmt = colon == std::string::npos ? "" : body.substr(colon + 1);
+    if (fmt != "list" && fmt != "count") {
+      out += text.substr(pos, close + 2 - pos);
+      pos = close + 2;
+      continue;
+    }
+    const std::string name = body.substr(0, colon);
+    const std::string where = origin + ": placeholder {{" + body + "}}";
+    const auto dot = name.find('.');
+    auto st = dot == std::string::npos ? docs.end() : docs.find(name.substr(0, dot));
+    if (st == docs.end()) throw StageError(where + ": expected {{stage.path:" + fmt + "}} naming an input stage");
+    std::string path = name.substr(dot + 1);
+    const nlohmann::json* j = &st->second.summary;
+    if (path.rfind("provenance.", 0) == 0) {
+      j = &st->second.provenance;
+      path = path.substr(11);
+    }
+    std::istringstream parts(path);
+    for (std::string part; std::getline(parts, part, '.');) {
+      if (j->is_array() && !part.empty() && part.find_first_not_of("0123456789") == std::string::npos &&
+          std::stoul(part) < j->size())
+        j = &(*j)[std::stoul(part)];
+      else if (j->is_object() && j->contains(part))
+        j = &(*j)[part];
+      else
+        throw StageError(where + ": no '" + part + "' in " + st->first + "'s summary or provenance record");
+    }
+    if (!j->is_array()) throw StageError(where + ": ':" + fmt + "' needs an array, found " + j->dump());
+    out += text.substr(pos, open - pos);
+    if (fmt == "count") {
+      out += std::to_string(j->size());
+    } else {
+      try {
+        for (std::size_t i = 0; i < j->size(); ++i) out += (i ? ", " : "") + provenance::format_value((*j)[i], "");
+      } catch (const StageError& e) {
+        throw StageError(where + ": " + e.what());
+      }
+    }
+    pos = close + 2;
+  }
+  return out + text.substr(pos);
 }
 
 // A value from an upstream summary: {"key": "sample", "field": "optimal_test_loss"}.
@@ -177,12 +243,15 @@ Series read_series(const Stage& st, Config c) {
   s.title = c.string("title");
   const std::string key = c.string("key"), file = c.string("file"), xcol = c.string("x"), ycol = c.string("y");
   const std::string ecol = c.has("err") ? c.string("err") : "";
+  // "y_minus": a column of the same file subtracted from y row by row before
+  // any averaging (e.g. test_loss - optimal_test_loss: the gap to ε*).
+  const std::string mcol = c.has("y_minus") ? c.string("y_minus") : "";
   const bool average = c.has("average") ? c.boolean("average") : ecol.empty();
   s.optional = c.has("optional") && c.boolean("optional");
   std::vector<double> xs, ys, es;
   for (const auto& [k, path] : find_inputs(st, key, file)) {
     auto t = read_csv(path);
-    for (const auto& col : {xcol, ycol, ecol}) {
+    for (const auto& col : {xcol, ycol, ecol, mcol}) {
       if (col.empty()) continue;
       if (!t.count(col)) {
         std::string have;
@@ -191,7 +260,7 @@ Series read_series(const Stage& st, Config c) {
       }
     }
     xs.insert(xs.end(), t[xcol].begin(), t[xcol].end());
-    ys.insert(ys.end(), t[ycol].begin(), t[ycol].end());
+    for (std::size_t r = 0; r < t[ycol].size(); ++r) ys.push_back(t[ycol][r] - (mcol.empty() ? 0.0 : t[mcol][r]));
     if (!ecol.empty()) es.insert(es.end(), t[ecol].begin(), t[ecol].end());
   }
   c.finish();
@@ -249,7 +318,6 @@ Plot xy_figure(Stage& st, Config& cfg) {
   nlohmann::json series_summary = nlohmann::json::array();
   for (std::size_t i = 0; i < ids.size(); ++i) {
     Series s = read_series(st, list.section(ids[i]));
-    titles.push_back(gp_string(s.title));
     std::ostringstream block;
     block << "# series " << i << ": " << s.title << "\n# x y err n\n";
     // The summary keeps what the text quotes: the last point and the
@@ -271,6 +339,8 @@ Plot xy_figure(Stage& st, Config& cfg) {
     }
     if (!count && !s.optional) throw StageError(cfg.origin() + ": series '" + s.title + "' has no points to draw");
     if (!count) block << "NaN NaN NaN 0\n";  // an empty block would shift gnuplot's index numbering
+    // A series with nothing drawn gets no key entry (gnuplot: title '').
+    titles.push_back(gp_string(count ? s.title : ""));
     if (i) p.data += "\n\n";
     p.data += block.str();
     series_summary.push_back(info);
@@ -439,8 +509,10 @@ int main(int argc, char** argv) {
                      const std::string script = scripts[0].second;
 
                      Plot p = kind == "xy" ? xy_figure(st, cfg) : heatmap_figure(st, cfg);
-                     const std::string caption =
-                         provenance::fill_placeholders(caption_template, stage_docs(st), cfg.origin() + " caption");
+                     const auto docs = stage_docs(st);
+                     const std::string caption = provenance::fill_placeholders(
+                         expand_array_placeholders(caption_template, docs, cfg.origin() + " caption"), docs,
+                         cfg.origin() + " caption");
                      write_text_atomic(st.output(dat), p.data);
 
                      // The caption sits under the plot in 6 pt type, wrapped to

@@ -40,10 +40,11 @@ int main(int argc, char** argv) {
       st.write_summary({{"final_test_loss", 0.8 + noise + 0.05}, {"reconstruction_error", noise / (noise + 0.1)}});
     } else {
       CsvTable t({"a", "seed", "test_loss"});
+      const std::vector<int> seeds{0, 1, 2};
       for (double a : {0.0, 0.1, 0.3, 1.0})
-        for (int s = 0; s < 3; ++s) t.row({a, double(s), 0.8 + a * a + 0.01 * rng.normal()});
+        for (int s : seeds) t.row({a, double(s), 0.8 + a * a + 0.01 * rng.normal()});
       t.save(st.output("sweep.csv"));
-      st.write_summary({{"points", 4}});
+      st.write_summary({{"points", 4}, {"seeds", seeds}});
     }
   });
 }

@@ -7,6 +7,9 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <sstream>
+#include <utility>
+#include <vector>
 
 #include "lib/core/io.h"
 #include "lib/provenance/results.h"
@@ -67,6 +70,59 @@ TEST(Pipeline, MissingColumnIsAClearError) {
   EXPECT_NE(rerun(rec, dir, dir + "/bad.json"), 0);
   const std::string err = read_text(dir + "/stderr.txt");
   EXPECT_NE(err.find("curves.csv: no column 'test_los'"), std::string::npos) << err;
+}
+
+// "y_minus" subtracts another column of the same rows: the fixture's good
+// run has test_loss = 0.8 + 0.05 + 1/epoch and optimal_test_loss = 0.8.
+TEST(Pipeline, YMinusSubtractsAColumnRowByRow) {
+  const std::string dat = read_text("tests/paper/fx_curves/fx_curves.dat");
+  std::istringstream in(dat.substr(0, dat.find("\n\n\n")));  // series 0 (good)
+  int rows = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    double x, y;
+    std::istringstream(line) >> x >> y;
+    EXPECT_NEAR(y, 0.05 + 1.0 / x, 1e-9) << line;
+    ++rows;
+  }
+  EXPECT_EQ(rows, 20);
+}
+
+TEST(Pipeline, YMinusMissingColumnIsAClearError) {
+  auto rec = nlohmann::json::parse(read_text("tests/paper/fx_curves/provenance.json"));
+  const std::string dir = tmpdir() + "/bad_y_minus";
+  fs::create_directories(dir);
+  auto cfg = rec["config"];
+  cfg["series"]["1"]["y_minus"] = "optimal_test_los";
+  write_text_atomic(dir + "/bad.json", cfg.dump());
+  EXPECT_NE(rerun(rec, dir, dir + "/bad.json"), 0);
+  const std::string err = read_text(dir + "/stderr.txt");
+  EXPECT_NE(err.find("curves.csv: no column 'optimal_test_los'"), std::string::npos) << err;
+}
+
+// {{key.path:count}} and {{key.path:list}} show an array of an upstream
+// summary (the fixture sweep's seeds [0, 1, 2]).
+TEST(Pipeline, CaptionShowsArraysAsCountAndList) {
+  auto s = nlohmann::json::parse(read_text("tests/paper/fx_sweep/summary.json"));
+  EXPECT_EQ(s["caption"], "Fixture sweep, mean ± standard error over the 3 seeds 0, 1, 2");
+}
+
+TEST(Pipeline, ArrayPlaceholderThatNamesNoArrayIsAnError) {
+  auto rec = nlohmann::json::parse(read_text("tests/paper/fx_sweep/provenance.json"));
+  int k = 0;
+  for (const auto& [caption, message] : std::vector<std::pair<std::string, std::string>>{
+           {"{{sweep0.points:list}}", "':list' needs an array, found 4"},
+           {"{{sweep0.seed:count}}", "no 'seed' in sweep0"},
+           {"{{nostage.seeds:count}}", "naming an input stage"}}) {
+    const std::string dir = tmpdir() + "/bad_array_" + std::to_string(k++);
+    fs::create_directories(dir);
+    auto cfg = rec["config"];
+    cfg["caption"] = caption;
+    write_text_atomic(dir + "/bad.json", cfg.dump());
+    EXPECT_NE(rerun(rec, dir, dir + "/bad.json"), 0) << caption;
+    const std::string err = read_text(dir + "/stderr.txt");
+    EXPECT_NE(err.find(message), std::string::npos) << caption << ": " << err;
+  }
 }
 
 }  // namespace

@@ -1,27 +1,52 @@
 # Where J is recovered (issue 9): left, test-loss gap ε − ε* against the mean
 # Hamming distance of the data; right, reconstruction error e_rec. Factored
 # attention (points with error bars) and the full pseudo-likelihood baseline
-# (open symbols), Gaussian U (solid) and identity U (dashed).
-set multiplot layout 1, 2 margins 0.09, 0.98, plot_bottom, 0.95 spacing 0.13
+# (open symbols), Gaussian U (solid) and identity U (dashed). One key for both
+# panels, in a row above them (the series and their styles are the same in
+# both): drawn by a third, empty plot spanning the figure's width.
+# Variables from stages/figures/main.cc: datafile, caption, titles[],
+# n_series, plot_bottom, caption_y.
+set multiplot
+top = 0.89
+set bmargin at screen plot_bottom
+set tmargin at screen top
 set label 99 caption at screen 0.02, screen caption_y left font ',6' noenhanced
 set grid lt 1 lc rgb '#dddddd' lw 0.5
 set xlabel 'mean Hamming distance of the data'
+# The x range ends at the first and last point (padded by 3 % so that the
+# end points' error bars are not cut by the border); the log y range ends at
+# the decades around the data.
+set autoscale xfix
 set xrange [*:*] reverse
-set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05
-set key top left box opaque samplen 2 font ',7'
+set offsets graph 0.03, graph 0.03, 0, 0
+unset key
+set lmargin at screen 0.11
+set rmargin at screen 0.47
 set logscale y
+set format y '10^{%L}'
 set ylabel 'test-loss gap ε − ε* (nats)'
-plot datafile index 0 using 1:2:3 with yerrorlines pt 7 ps 0.5 lw 1.2 lc rgb '#0072b2' title titles[1], \
-     datafile index 1 using 1:2 with linespoints pt 6 ps 0.6 lw 1.2 lc rgb '#d55e00' title titles[2], \
-     datafile index 4 using 1:2:3 with yerrorlines pt 7 ps 0.5 lw 1.2 dt 2 lc rgb '#0072b2' title titles[5], \
-     datafile index 5 using 1:2 with linespoints pt 6 ps 0.6 lw 1.2 dt 2 lc rgb '#d55e00' title titles[6]
+plot datafile index 0 using 1:2:3 with yerrorlines pt 7 ps 0.5 lw 1.2 lc rgb '#0072b2', \
+     datafile index 1 using 1:2 with linespoints pt 6 ps 0.6 lw 1.2 lc rgb '#d55e00', \
+     datafile index 4 using 1:2:3 with yerrorlines pt 7 ps 0.5 lw 1.2 dt 2 lc rgb '#0072b2', \
+     datafile index 5 using 1:2 with linespoints pt 6 ps 0.6 lw 1.2 dt 2 lc rgb '#d55e00'
 unset label 99
 unset logscale y
+set format y '% h'
 set yrange [0:1.05]
-set offsets graph 0.03, graph 0.03, 0, 0
+set lmargin at screen 0.60
+set rmargin at screen 0.97
 set ylabel 'reconstruction error e_{rec}'
-plot datafile index 2 using 1:2:3 with yerrorlines pt 7 ps 0.5 lw 1.2 lc rgb '#0072b2' title titles[3], \
-     datafile index 3 using 1:2 with linespoints pt 6 ps 0.6 lw 1.2 lc rgb '#d55e00' title titles[4], \
-     datafile index 6 using 1:2:3 with yerrorlines pt 7 ps 0.5 lw 1.2 dt 2 lc rgb '#0072b2' title titles[7], \
-     datafile index 7 using 1:2 with linespoints pt 6 ps 0.6 lw 1.2 dt 2 lc rgb '#d55e00' title titles[8]
+plot datafile index 2 using 1:2:3 with yerrorlines pt 7 ps 0.5 lw 1.2 lc rgb '#0072b2', \
+     datafile index 3 using 1:2 with linespoints pt 6 ps 0.6 lw 1.2 lc rgb '#d55e00', \
+     datafile index 6 using 1:2:3 with yerrorlines pt 7 ps 0.5 lw 1.2 dt 2 lc rgb '#0072b2', \
+     datafile index 7 using 1:2 with linespoints pt 6 ps 0.6 lw 1.2 dt 2 lc rgb '#d55e00'
+# The key: the same styles with no points drawn (y = NaN), above both panels.
+unset border; unset tics; unset grid; unset xlabel; unset ylabel
+set lmargin at screen 0.11
+set rmargin at screen 0.97
+set key at screen 0.54, screen 0.995 center top horizontal maxcols 4 Left reverse samplen 2 font ',7'
+plot datafile index 0 using 1:(NaN):3 with yerrorlines pt 7 ps 0.5 lw 1.2 lc rgb '#0072b2' title titles[1], \
+     datafile index 1 using 1:(NaN) with linespoints pt 6 ps 0.6 lw 1.2 lc rgb '#d55e00' title titles[2], \
+     datafile index 4 using 1:(NaN):3 with yerrorlines pt 7 ps 0.5 lw 1.2 dt 2 lc rgb '#0072b2' title titles[5], \
+     datafile index 5 using 1:(NaN) with linespoints pt 6 ps 0.6 lw 1.2 dt 2 lc rgb '#d55e00' title titles[6]
 unset multiplot

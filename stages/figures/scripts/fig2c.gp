@@ -1,17 +1,18 @@
 # Figure 2c: reconstruction error e_rec (SPEC §2: 1 - best least-squares fit
 # of J by c·A, relative) of each model's attention map against epoch.
-set key top right box opaque samplen 2
+set key outside top center horizontal Left reverse maxcols 3 samplen 1.5 width -2 font ',7'
 set xlabel 'epoch'
-# At most about six x tics, whatever the number of epochs.
+# At most about six x tics, whatever the number of epochs; the x range ends
+# at the first and last epoch drawn.
 stats datafile using 1 nooutput
 step = 10**floor(log10(STATS_max/3.0))
 if (STATS_max/step > 6) { step = step*2 }
 if (STATS_max/step > 6) { step = step*2.5 }
 set xtics step
+set xrange [STATS_min:STATS_max]
 set ylabel 'reconstruction error e_{rec}'
 set yrange [0:1.05]
 set bmargin at screen plot_bottom
-set offsets 0, 0, graph 0.05, graph 0.05
 set label 99 caption at screen 0.02, screen caption_y left font ',6' noenhanced
 set grid lt 1 lc rgb '#dddddd' lw 0.5
 colours = '#0072b2 #d55e00 #009e73 #cc79a7'

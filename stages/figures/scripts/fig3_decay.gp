@@ -1,7 +1,8 @@
 # Excess generalisation loss ε_g - σ² against α on log-log axes, theory and
 # simulation, with the asymptote σ² α^{-1} (SPEC §5: ε_g = σ² α/(α-1) for
 # λ → 0, α > 1).
-set key bottom left box opaque samplen 2
+set key outside top center horizontal Left reverse maxcols 3 samplen 1.5 width -2 font ',7'
+set autoscale xfix
 set logscale xy
 set format y '10^{%L}'
 set xlabel 'sample ratio α = n/D'

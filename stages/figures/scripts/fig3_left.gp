@@ -1,7 +1,8 @@
 # Figure 3 left: generalisation loss ε_g (eq. 7) of ridge regression on the
 # Gaussian model against α = n/D: replica theory (line, SPEC §5) and
 # simulation (points, mean ± standard error over realisations, SPEC §4).
-set key top right box opaque samplen 2
+set key outside top center horizontal Left reverse maxcols 3 samplen 1.5 width -2 font ',7'
+set autoscale xfix
 set logscale xy
 set xlabel 'sample ratio α = n/D'
 set ylabel 'generalisation loss ε_g'
