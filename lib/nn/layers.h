@@ -152,7 +152,11 @@ void factored_attention_backward(Mat<T>& dA, Mat<T>& dV, const Mat<T>& dZt, cons
 void exp_nonpositive(double* x, arma::uword n);
 void exp_nonpositive(float* x, arma::uword n);
 
-// C = op(A) op(B) alpha + beta C, column-major (cblas_dgemm / cblas_sgemm).
+// C = alpha op(A) op(B) + beta C, column-major, with the arguments of BLAS
+// xGEMM (op(X) = X^T when trans_x; op(A): m x k, op(B): k x n, C: m x n).
+// Hand-written (not BLAS): each element is the sequential sum over p of the
+// products, then alpha s + beta c (alpha s when beta == 0, C then unread),
+// the same bits on every x86-64 CPU. See layers.cc.
 void gemm(bool trans_a, bool trans_b, arma::uword m, arma::uword n, arma::uword k, double alpha, const double* A,
           arma::uword lda, const double* B, arma::uword ldb, double beta, double* C, arma::uword ldc);
 void gemm(bool trans_a, bool trans_b, arma::uword m, arma::uword n, arma::uword k, float alpha, const float* A,

@@ -56,7 +56,12 @@ void perturbed_attention_forward(arma::mat& Z, arma::mat& H, const std::vector<i
       }
     }
   }
-  Z = V * H;  // logits_i = V sum_{j != i} score_ij (e_j + a p_j)   (sec. 3)
+  // logits_i = V sum_{j != i} score_ij (e_j + a p_j)   (sec. 3): Z = V H, by
+  // the fixed-order gemm of layers.h (an Armadillo product would call BLAS,
+  // whose last bits depend on the CPU)
+  Z.set_size(V.n_rows, H.n_cols);
+  gemm(false, false, V.n_rows, H.n_cols, V.n_cols, 1.0, V.memptr(), V.n_rows, H.memptr(), H.n_rows, 0.0, Z.memptr(),
+       Z.n_rows);
 }
 
 void perturbed_attention_backward(arma::mat& dW, arma::mat& dV, const arma::mat& dZ, const arma::mat& H,
@@ -66,8 +71,11 @@ void perturbed_attention_backward(arma::mat& dW, arma::mat& dV, const arma::mat&
     throw StageError("perturbed_attention_backward: dZ must be " + std::to_string(V.n_rows) + " x " +
                      std::to_string(B * L) + " like the cached H");
   // forward: Z = V H, so dV += dZ H^T and dH = V^T dZ
-  dV += dZ * H.t();
-  const arma::mat dH = V.t() * dZ;
+  gemm(false, true, dZ.n_rows, H.n_rows, dZ.n_cols, 1.0, dZ.memptr(), dZ.n_rows, H.memptr(), H.n_rows, 1.0, dV.memptr(),
+       dV.n_rows);  // dV += dZ H^T
+  arma::mat dH(V.n_cols, dZ.n_cols);
+  gemm(true, false, V.n_cols, dZ.n_cols, V.n_rows, 1.0, V.memptr(), V.n_rows, dZ.memptr(), dZ.n_rows, 0.0, dH.memptr(),
+       dH.n_rows);  // dH = V^T dZ
   for (arma::uword b = 0; b < B; ++b) {
     const int* s = &sequences[b * L];
     for (arma::uword i = 0; i < L; ++i) {

@@ -1,6 +1,7 @@
 // Prints one SHA-256 over the output bits of every hand-written kernel of
 // lib/nn (both precisions, the d = L = 20 specialisations and the general
-// case) on fixed inputs. Built twice, against the default library (AVX2
+// case, at a small and at the training batch size, and gemm at the training
+// shapes) on fixed inputs. Built twice, against the default library (AVX2
 // clones picked on an AVX2 machine) and against the baseline-only build;
 // tests/nn:same_bits_test requires the same fingerprint from both.
 #include <cstdio>
@@ -97,6 +98,28 @@ void kernels(arma::uword d, arma::uword L, arma::uword B, std::uint64_t seed) {
   add(e);
 }
 
+// gemm in the four transpose combinations at the shapes of one training
+// batch (d = 20, feed-forward width 40, 100 sequences x 20 tokens = 2000
+// columns; k = 2000 for weight gradients, sliced), a few odd ones, and the
+// three kinds of update (C = s, C += s, C = alpha s + beta C).
+template <class T>
+void gemms(std::uint64_t seed) {
+  Rng rng(seed, 1);
+  const arma::uword shapes[][3] = {{20, 2000, 20}, {40, 2000, 20}, {20, 2000, 40}, {20, 20, 2000}, {40, 20, 2000},
+                                   {20, 40, 2000}, {2000, 20, 20}, {20, 100, 20},  {17, 33, 3},    {3, 17, 300}};
+  const T alpha_beta[][2] = {{1, 0}, {1, 1}, {T(0.5), T(-1.5)}};
+  for (bool ta : {false, true})
+    for (bool tb : {false, true})
+      for (const auto& s : shapes)
+        for (const auto& ab : alpha_beta) {
+          const arma::uword m = s[0], n = s[1], k = s[2];
+          const Mat<T> A = random<T>(ta ? k : m, ta ? m : k, rng), B = random<T>(tb ? n : k, tb ? k : n, rng);
+          Mat<T> C = random<T>(m, n, rng);
+          gemm(ta, tb, m, n, k, ab[0], A.memptr(), A.n_rows, B.memptr(), B.n_rows, ab[1], C.memptr(), m);
+          add(C);
+        }
+}
+
 }  // namespace
 
 int main() {
@@ -104,6 +127,10 @@ int main() {
   kernels<float>(20, 20, 7, 2);
   kernels<double>(6, 5, 3, 3);  // the general (not specialised) kernels
   kernels<float>(6, 5, 3, 4);
+  kernels<double>(20, 20, 100, 5);  // a training batch: 2000 tokens
+  kernels<float>(20, 20, 100, 6);
+  gemms<double>(7);
+  gemms<float>(8);
   std::printf("%s %s\n", sha256_text(bytes).c_str(), __builtin_cpu_supports("avx2") ? "avx2" : "no-avx2");
   return 0;
 }
