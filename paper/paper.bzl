@@ -11,10 +11,12 @@ def paper_stages(scale):
     """Stage target -> (key in the paper's placeholders, files to copy)."""
     p = "" if scale == "paper" else "quick_"
     d = {
-        "//stages/sample:" + scale: ("sample", "summary.json"),
-        "//stages/train:%s_factored" % scale: ("factored", "summary.json,curves.csv"),
-        "//stages/train:%s_vanilla1" % scale: ("vanilla1", "summary.json,curves.csv"),
-        "//stages/train:%s_vanilla3" % scale: ("vanilla3", "summary.json,curves.csv"),
+        # The data and the trained parameters too (HDF5, a few MB), so that a
+        # reader can recompute every number with other tools.
+        "//stages/sample:" + scale: ("sample", "summary.json,model.h5,train.h5,test.h5"),
+        "//stages/train:%s_factored" % scale: ("factored", "summary.json,curves.csv,params.h5"),
+        "//stages/train:%s_vanilla1" % scale: ("vanilla1", "summary.json,curves.csv,params.h5"),
+        "//stages/train:%s_vanilla3" % scale: ("vanilla3", "summary.json,curves.csv,params.h5"),
         "//stages/perturb:" + scale: ("perturb", "summary.json,perturb_summary.csv,perturb.csv"),
         "//stages/gaussian_sim:" + scale: ("gaussian", "summary.json,simulation.csv"),
         "//stages/replica:" + scale: ("replica", "summary.json,theory.csv"),
