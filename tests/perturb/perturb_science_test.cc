@@ -46,7 +46,10 @@ namespace {
 #define PERTURB_STR2(x) #x
 #define PERTURB_STR(x) PERTURB_STR2(x)
 const std::string kScale = PERTURB_STR(PERTURB_SCALE);
-const std::string kDir = "stages/perturb/" + kScale + "/";
+// Quick scale: the stage outputs Bazel built for this test; paper scale: the
+// committed results/ (so CI checks the committed numbers).
+const bool kPaper = kScale == "paper";
+const std::string kDir = kPaper ? "results/perturb/paper/" : "stages/perturb/" + kScale + "/";
 
 struct Sweep {
   std::vector<double> a, best_test, mean_test;
@@ -85,6 +88,41 @@ TEST(PerturbScience, SweepIsComplete) {
   }
 }
 
+// The verdict on each claim, as the literate paper states it (paper/paper.md,
+// section on figure 2d). A rerun that flips a verdict fails here, naming the
+// claim, so the text and the committed numbers cannot drift apart.
+enum class Verdict { kHolds, kWeak, kDoesNotHold };
+const char* name(Verdict v) {
+  return v == Verdict::kHolds ? "holds" : v == Verdict::kWeak ? "weak" : "does not hold";
+}
+
+// "a = 0 is best": no a > 0 has eps(a) < eps(0) - 2 sigma0 (holds); else
+// does not hold.
+Verdict zero_is_best(const Sweep& s, double sigma0) {
+  for (std::size_t k = 1; k < s.a.size(); ++k)
+    if (s.best_test[k] <= s.best_test[0] - 2.0 * sigma0) return Verdict::kDoesNotHold;
+  return Verdict::kHolds;
+}
+
+// "The loss grows with a, beyond the spread": holds when every step of the
+// grid from a = 0.1 on rises by more than 3 sigma0 and every a >= 0.2 lies
+// more than 3 sigma0 above a = 0; weak when only the largest a lies more than
+// 3 sigma0 above a = 0; else does not hold.
+Verdict loss_grows(const Sweep& s, double sigma0) {
+  bool all = true;
+  for (std::size_t k = 0; k + 1 < s.a.size(); ++k)
+    if (s.a[k] >= 0.1 && !(s.best_test[k + 1] - s.best_test[k] > 3.0 * sigma0)) all = false;
+  for (std::size_t k = 0; k < s.a.size(); ++k)
+    if (s.a[k] >= 0.2 && !(s.best_test[k] - s.best_test[0] > 3.0 * sigma0)) all = false;
+  if (all) return Verdict::kHolds;
+  return s.best_test.back() - s.best_test[0] > 3.0 * sigma0 ? Verdict::kWeak : Verdict::kDoesNotHold;
+}
+
+// Stated verdicts: quick scale (diverse data, Hamming 0.55) both hold; paper
+// scale (U = identity, one colour basin) as paper/paper.md states them.
+const Verdict kZeroIsBest = kPaper ? Verdict::kDoesNotHold : Verdict::kHolds;
+const Verdict kLossGrows = kPaper ? Verdict::kWeak : Verdict::kHolds;
+
 TEST(PerturbScience, FactoredAttentionIsBestAndLossGrowsWithA) {
   const Sweep s = load();
   const double sigma0 = sample_sd(s.test_by_a.at(0.0));
@@ -93,28 +131,29 @@ TEST(PerturbScience, FactoredAttentionIsBestAndLossGrowsWithA) {
     std::printf("a = %-5g best %.5f  mean %.5f  best - eps(0) = %+.5f\n", s.a[k], s.best_test[k], s.mean_test[k],
                 s.best_test[k] - s.best_test[0]);
   ASSERT_GT(sigma0, 0.0);
-  // a = 0 is not beaten beyond the spread.
-  for (std::size_t k = 1; k < s.a.size(); ++k)
-    EXPECT_GT(s.best_test[k], s.best_test[0] - 2.0 * sigma0) << "a = " << s.a[k] << " beats a = 0";
-  // Growth beyond the spread where it is resolvable (a >= 0.2).
-  for (std::size_t k = 0; k + 1 < s.a.size(); ++k) {
-    if (s.a[k] < 0.1) continue;
-    EXPECT_GT(s.best_test[k + 1] - s.best_test[k], 3.0 * sigma0) << "step a = " << s.a[k] << " -> " << s.a[k + 1];
-  }
-  for (std::size_t k = 0; k < s.a.size(); ++k) {
-    if (s.a[k] >= 0.2) {
-      EXPECT_GT(s.best_test[k] - s.best_test[0], 3.0 * sigma0) << "a = " << s.a[k];
-    }
-  }
+  EXPECT_STREQ(name(zero_is_best(s, sigma0)), name(kZeroIsBest)) << "claim 'a = 0 is best' (" << kScale << ")";
+  EXPECT_STREQ(name(loss_grows(s, sigma0)), name(kLossGrows)) << "claim 'the loss grows with a' (" << kScale << ")";
 }
 
 TEST(PerturbScience, PointAtZeroIsTheTrainStagesFactoredRun) {
-  std::ifstream pf("stages/perturb/" + kScale + "_a0_s1/summary.json"),
-      tf("stages/train/" + kScale + "_factored/summary.json");
-  ASSERT_TRUE(pf && tf);
-  const auto p = nlohmann::json::parse(pf), t = nlohmann::json::parse(tf);
-  EXPECT_EQ(p["test_loss"].get<double>(), t["test_loss"].get<double>());
-  EXPECT_EQ(p["final_train_loss"].get<double>(), t["final_train_loss"].get<double>());
+  // The a = 0, seed 1 run (the train stage's seed) against the train stage.
+  double p_test = 0, p_train = 0;
+  if (kPaper) {
+    const auto table = read_csv(kDir + "perturb.csv");
+    bool found = false;
+    for (std::size_t r = 0; r < table.at("a").size(); ++r)
+      if (table.at("a")[r] == 0.0 && table.at("seed")[r] == 1.0)
+        p_test = table.at("test_loss")[r], p_train = table.at("train_loss")[r], found = true;
+    ASSERT_TRUE(found) << "no a = 0, seed 1 row in " << kDir << "perturb.csv";
+  } else {
+    const auto p = nlohmann::json::parse(read_text("stages/perturb/" + kScale + "_a0_s1/summary.json"));
+    p_test = p["test_loss"].get<double>(), p_train = p["final_train_loss"].get<double>();
+  }
+  const std::string train = kPaper ? "results/train/paper_factored/summary.json"
+                                   : "stages/train/" + kScale + "_factored/summary.json";
+  const auto t = nlohmann::json::parse(read_text(train));
+  EXPECT_EQ(p_test, t["test_loss"].get<double>());
+  EXPECT_EQ(p_train, t["final_train_loss"].get<double>());
 }
 
 }  // namespace
