@@ -1,6 +1,6 @@
 // The same bytes on every x86-64 CPU: pinning the two libraries that choose
-// their code by CPU when a process starts (paper/ section "How the numbers are
-// computed"; checked by //tests/determinism:cross_cpu_test).
+// their code by CPU when a process starts (paper/paper.md, "Reproducing and
+// auditing"; checked by //tests/determinism:cross_cpu_test).
 //
 //  * OpenBLAS, and the LAPACK routines built on it, picks a kernel family
 //    (Zen, Haswell, SkylakeX, ...) from the CPU; the families round products

@@ -1,4 +1,4 @@
-// Degeneracy diagnostics of a sampled data set (paper/ section "Data").
+// Degeneracy diagnostics of a sampled data set (paper/paper.md, section 1).
 //
 // A data set drawn from one Gibbs chain can look fine by its mean Hamming
 // distance and still be degenerate: a chain trapped in one basin repeats
