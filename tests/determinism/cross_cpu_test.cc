@@ -36,6 +36,8 @@ std::vector<std::pair<std::string, Env>> environments() {
   e.push_back({"default", {}});
   e.push_back({"Prescott, libm without FMA, 2 BLAS threads",
                {{"OPENBLAS_CORETYPE", "Prescott"}, {"GLIBC_TUNABLES", kNoFma}, {"OPENBLAS_NUM_THREADS", "2"}}});
+  if (__builtin_cpu_supports("ssse3")) e.push_back({"Core2", {{"OPENBLAS_CORETYPE", "Core2"}}});
+  if (__builtin_cpu_supports("sse4.2")) e.push_back({"Nehalem", {{"OPENBLAS_CORETYPE", "Nehalem"}}});
   if (__builtin_cpu_supports("avx")) e.push_back({"Sandybridge", {{"OPENBLAS_CORETYPE", "Sandybridge"}, {"GLIBC_TUNABLES", kNoFma}}});
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
     e.push_back({"Haswell", {{"OPENBLAS_CORETYPE", "Haswell"}}});
