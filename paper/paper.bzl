@@ -5,41 +5,65 @@ load("@rules_cc//cc:defs.bzl", "cc_binary")
 load("//paper:results.bzl", "only_files", "results_index")
 load("//tools:stage.bzl", "stage")
 
-FIGURES = ["fig2a", "fig2b", "fig2c", "fig2d", "fig3_left", "fig3_right", "fig3_decay", "diversity"]
+load("//paper:readings.bzl", "PAPER_SEEDS", "READINGS")
+
+# Figures drawn once per scale, and the Potts figures drawn once per reading.
+FIGURES = ["fig3_left", "fig3_decay", "diversity"]
+POTTS_FIGURES = ["fig2a", "fig2b", "fig2c", "fig2d", "fig3_right"]
 
 def paper_stages(scale):
-    """Stage target -> (key in the paper's placeholders, files to copy)."""
+    """[(stage target, key in the paper's placeholders or None, files to copy)].
+
+    The paper's placeholders name the Potts stages by reading
+    ({{h70_train.factored.gap.mean}}); at quick scale both readings' keys
+    stand for the one quick data set, so one template fills at both scales."""
     p = "" if scale == "paper" else "quick_"
-    d = {
-        # The data and the trained parameters too (HDF5, a few MB), so that a
-        # reader can recompute every number with other tools.
-        "//stages/sample:" + scale: ("sample", "summary.json,model.h5,train.h5,test.h5"),
-        "//stages/train:%s_factored" % scale: ("factored", "summary.json,curves.csv,params.h5"),
-        "//stages/train:%s_vanilla1" % scale: ("vanilla1", "summary.json,curves.csv,params.h5"),
-        "//stages/train:%s_vanilla3" % scale: ("vanilla3", "summary.json,curves.csv,params.h5"),
-        "//stages/perturb:" + scale: ("perturb", "summary.json,perturb_summary.csv,perturb.csv"),
-        "//stages/gaussian_sim:" + scale: ("gaussian", "summary.json,simulation.csv"),
-        "//stages/replica:" + scale: ("replica", "summary.json,theory.csv"),
-        "//stages/potts_alpha:%s_data" % scale: ("potts_data", "summary.json"),
-        "//stages/potts_alpha:" + scale: ("potts", "summary.json,potts_alpha.csv"),
-        "//stages/diversity:" + scale: ("diversity", "summary.json,*.csv"),
-    }
+    out = [
+        ("//stages/gaussian_sim:" + scale, "gaussian", "summary.json,simulation.csv"),
+        ("//stages/replica:" + scale, "replica", "summary.json,theory.csv"),
+        ("//stages/diversity:" + scale, "diversity", "summary.json,*.csv"),
+        ("//stages/claims:" + scale, "claims", "summary.json,claims.csv"),
+    ]
     for fig in FIGURES:
         # Placeholder key: the figure's name ("fig_diversity" beside the
         # diversity stage's own "diversity").
-        d["//stages/figures:" + p + fig] = (fig if fig.startswith("fig") else "fig_" + fig, "*")
-    return d
+        out.append(("//stages/figures:" + p + fig, fig if fig.startswith("fig") else "fig_" + fig, "*"))
+    for r in READINGS:
+        s = "paper_" + r if scale == "paper" else "quick"
+        out += [
+            # The data and the trained parameters too (HDF5, a few MB), so
+            # that a reader can recompute every number with other tools.
+            ("//stages/sample:" + s, r + "_sample", "summary.json,model.h5,train.h5,test.h5"),
+            ("//stages/train:" + s, r + "_train", "summary.json,seeds.csv"),
+            ("//stages/perturb:" + s, r + "_perturb", "summary.json,perturb_summary.csv,perturb.csv"),
+            ("//stages/potts_alpha:" + s, r + "_potts", "summary.json,potts_alpha.csv,realisations.csv"),
+        ]
+        for fig in POTTS_FIGURES:
+            out.append(("//stages/figures:" + (fig + "_" + r if scale == "paper" else "quick_" + fig), r + "_" + fig, "*"))
+        if scale == "paper":
+            out.append(("//stages/potts_alpha:paper_%s_peak" % r, None, "summary.json,potts_alpha.csv,realisations.csv"))
+            for v in ["factored", "vanilla1", "vanilla3"]:
+                for seed in PAPER_SEEDS:
+                    out.append(("//stages/train:paper_%s_%s_s%d" % (r, v, seed), None, "summary.json,curves.csv,params.h5"))
+    return out
 
 def paper_targets(scale, collector):
     tags = ["manual"] if scale == "paper" else []
-    stages = paper_stages(scale)
     inputs = {}
-    for label, (key, _) in stages.items():
+    index = {}
+    for label, key, copy in paper_stages(scale):
+        index[label] = copy
+        if key == None:
+            continue
         if label.startswith("//stages/figures:"):
             # Only the figure's summary (caption, derived numbers), which
             # does not change when only its script does (Bazel then prunes).
             only_files(name = "%s_%s_summary" % (scale, key), src = label, basenames = ["summary.json"], tags = tags)
             inputs[":%s_%s_summary" % (scale, key)] = key
+        elif label in inputs:
+            # A second key for the same stage (quick scale): an alias.
+            only_files(name = "%s_%s_alias" % (scale, key), src = label, basenames = ["summary.json", "provenance.json"], tags = tags)
+            inputs[":%s_%s_alias" % (scale, key)] = key
         else:
             inputs[label] = key
     inputs[":paper_template"] = "template"
@@ -54,7 +78,6 @@ def paper_targets(scale, collector):
         outs = ["paper.md"],
         tags = tags,
     )
-    index = {label: copy for label, (_, copy) in stages.items()}
     index[":%s_md" % scale] = "paper.md"
     results_index(name = scale + "_index", targets = index, tags = tags)
     cc_binary(

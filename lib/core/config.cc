@@ -126,6 +126,18 @@ std::vector<std::int64_t> Config::integers(const std::string& key, std::int64_t 
   return out;
 }
 
+std::vector<std::string> Config::strings(const std::string& key) {
+  const auto& v = at(key, "a non-empty list of strings");
+  if (!v.is_array() || v.empty()) fail(key, "expected a non-empty list of strings, got " + v.dump());
+  std::vector<std::string> out;
+  for (const auto& e : v) {
+    if (!e.is_string() || e.get<std::string>().empty())
+      fail(key, "expected a list of non-empty strings, found element " + e.dump());
+    out.push_back(e.get<std::string>());
+  }
+  return out;
+}
+
 Config Config::section(const std::string& key) {
   const auto& v = at(key, "an object");
   if (!v.is_object()) fail(key, "expected an object, got " + v.dump());

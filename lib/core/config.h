@@ -36,6 +36,8 @@ class Config {
   std::vector<double> numbers(const std::string& key, double lo = -std::numeric_limits<double>::infinity(),
                               double hi = std::numeric_limits<double>::infinity());
   std::vector<std::int64_t> integers(const std::string& key, std::int64_t lo, std::int64_t hi);
+  // A non-empty list of non-empty strings.
+  std::vector<std::string> strings(const std::string& key);
   bool has(const std::string& key) const;
   // A nested object, validated like the top level ("outer.inner" in
   // messages); call finish() on it as well.

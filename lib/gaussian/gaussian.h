@@ -1,4 +1,4 @@
-// Gaussian model of a masked position (SPEC.md section 4; paper fig. 3 left).
+// Gaussian model of a masked position (paper/spec.md §4; paper fig. 3 left).
 //
 // The mean-field relaxation of the Potts model: x ~ N(0, Σ) in R^L with
 // precision P = Δ·I - J̃ (J̃ a GOE matrix), the masked coordinate y = x_i is

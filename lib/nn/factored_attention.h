@@ -1,4 +1,4 @@
-// Factored self-attention (SPEC.md section 2, eq. 4 of the paper): positions
+// Factored self-attention (paper/spec.md §2, eq. 4 of the paper): positions
 // one-hot, masked token the zero vector, identity embedding, attention that
 // depends on positions only:
 //

@@ -1,4 +1,4 @@
-// Layers of the two models of SPEC.md section 2, in double and float precision.
+// Layers of the two models of paper/spec.md §2, in double and float precision.
 //
 // Every layer is a forward and a backward function side by side (llm.c
 // style). Activations are column-major arma::mat with one column per token

@@ -1,4 +1,4 @@
-// Perturbed attention (SPEC.md section 3); see the header for the equations.
+// Perturbed attention (paper/spec.md §3); see the header for the equations.
 //
 // With x_j = p_j + a e_j the key input and u_j = e_j + a p_j the value input,
 // the one-hot structure gives, per masked position i and key j != i,
@@ -56,9 +56,9 @@ void perturbed_attention_forward(arma::mat& Z, arma::mat& H, const std::vector<i
       }
     }
   }
-  // logits_i = V sum_{j != i} score_ij (e_j + a p_j)   (sec. 3): Z = V H, by
-  // the fixed-order gemm of layers.h (an Armadillo product would call BLAS,
-  // whose last bits depend on the CPU)
+  // logits_i = V sum_{j != i} score_ij (e_j + a p_j)   (paper/spec.md §3):
+  // Z = V H, by the fixed-order gemm of layers.h (an Armadillo product would
+  // call BLAS, whose last bits depend on the CPU)
   Z.set_size(V.n_rows, H.n_cols);
   gemm(false, false, V.n_rows, H.n_cols, V.n_cols, 1.0, V.memptr(), V.n_rows, H.memptr(), H.n_rows, 0.0, Z.memptr(),
        Z.n_rows);

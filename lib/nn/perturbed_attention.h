@@ -1,13 +1,13 @@
-// Perturbed attention: from factored to coupled attention (SPEC.md section 3,
+// Perturbed attention: from factored to coupled attention (paper/spec.md §3,
 // figure 2d of Rende, Gerace, Laio, Goldt 2024).
 //
 // Positions p_j (one-hot in R^L) and colours e_j (one-hot in R^C) share one
 // space R^d, so the model needs L == C == d. For a sequence s and masked
 // position i (its colour replaced by the zero vector, e_i = 0):
 //
-//   score_ij = (p_i + a e_i)^T W (p_j + a e_j) = W[i, j] + a W[i, s_j]   (sec. 3)
-//   value_j  = V (e_j + a p_j)                                          (sec. 3)
-//   logits_i = sum_{j != i} score_ij value_j                            (sec. 3)
+//   score_ij = (p_i + a e_i)^T W (p_j + a e_j) = W[i, j] + a W[i, s_j]   (paper/spec.md §3)
+//   value_j  = V (e_j + a p_j)                                          (paper/spec.md §3)
+//   logits_i = sum_{j != i} score_ij value_j                            (paper/spec.md §3)
 //
 // W (d x d) and V (d x d) are trained; a is a fixed hyper-parameter. At
 // a = 0 this is factored attention (eq. 4) with A = W. For a != 0 the

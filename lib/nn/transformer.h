@@ -1,4 +1,4 @@
-// The vanilla transformer of SPEC.md section 2 (eq. 2 of the paper; appendix
+// The vanilla transformer of paper/spec.md §2 (eq. 2 of the paper; appendix
 // A; the post-LayerNorm encoder of Vaswani et al. 2017 as in Lippe's UvA
 // tutorial 6):
 //
@@ -23,7 +23,7 @@ namespace nn {
 struct TransformerOptions {
   arma::uword L = 20, C = 20, d = 20;
   arma::uword layers = 1;
-  arma::uword ffn_width = 40;     // F; SPEC choice: 2d
+  arma::uword ffn_width = 40;     // F; a choice, paper/spec.md §2: 2d
   bool output_projection = true;  // W_o, b_o after attention (tutorial); false: O used directly
   std::string head = "linear";    // "linear": Dense(C); "tutorial": Dense(d) -> LayerNorm -> ReLU -> Dense(C)
   double layernorm_eps = 1e-6;    // flax.linen.LayerNorm default

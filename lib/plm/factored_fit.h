@@ -1,12 +1,12 @@
 // Factored self-attention (eq. 4, lib/nn) trained full batch by L-BFGS with
-// an L2 penalty: the estimator of figure 3 right (SPEC.md section 6) and of
-// the diversity study (issue 9).
+// an L2 penalty: the estimator of figure 3 right (paper/spec.md §6) and of
+// the diversity study.
 //
 //   objective(A, V) = (1 / (M L)) sum_mu sum_i -log p_theta(s_i^mu | s_\i^mu)
 //                     + lambda (sum_{i != j} A_ij^2 + sum_{a,b} V_ab^2)
 //
 // The data term is the test loss eq. 3 on the training set, i.e. the
-// pseudo-likelihood (SPEC.md section 2). A·V is bilinear, so the objective is
+// pseudo-likelihood (paper/spec.md §2). A·V is bilinear, so the objective is
 // not convex: the fit is run from `restarts` initialisations and the one with
 // the lowest final TRAINING objective is kept (J is never used to choose).
 //

@@ -1,6 +1,6 @@
 // The full pseudo-likelihood model of Potts statistics (plmDCA: Ekeberg,
 // Lovkvist, Lan, Weigt, Aurell, Phys. Rev. E 87, 012707 (2013)), the baseline
-// of the diversity study (issue 9, SPEC.md section 7).
+// of the diversity study (paper/spec.md §7).
 //
 // Fields h_i(a) and couplings W_ij(a, b) for every ordered pair of sites
 // i != j and colours a, b:
@@ -20,7 +20,7 @@
 // the full LC x LC coupling matrix). It is convex; trained by full-batch
 // L-BFGS from zero.
 //
-// e_rec of the full model (issue 9): each block is projected onto U,
+// e_rec of the full model (diversity study): each block is projected onto U,
 // A_ij = <W_ij, U> / <U, U>, and A is scored by reconstruction_error.
 #pragma once
 #include <armadillo>

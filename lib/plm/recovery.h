@@ -1,4 +1,5 @@
-// Where does factored attention recover J? (issue 9, SPEC.md section 7.)
+// Where does factored attention recover J? (The diversity study,
+// paper/spec.md §7.)
 // On one data set (training and test sequences of a known Potts model):
 //
 //  * factored attention, L2 penalty, full-batch L-BFGS, from `seeds` random

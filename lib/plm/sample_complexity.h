@@ -1,8 +1,9 @@
-// Sample complexity of factored attention on Potts data (SPEC.md section 6,
+// Sample complexity of factored attention on Potts data (paper/spec.md §6,
 // figure 3 right): for a training-set size M, draw M distinct sequences of
 // the training pool at random, fit factored attention with an L2 penalty by
 // L-BFGS (lib/plm/factored_fit.h) from a fresh initialisation, and record the
-// test loss eq. 3 on the full test set. alpha = M / L (choice, SPEC sec. 6).
+// test loss eq. 3 on the full test set. alpha = M / L (a choice,
+// paper/spec.md §6).
 //
 // Random streams depend only on (seed, M, realisation r), never on how the
 // grid is cut into Bazel actions:

@@ -144,17 +144,24 @@ CalibrationResult calibrate_beta(const CalibrationSettings& s, const std::functi
       result.hamming = d;
       return result;
     }
-    // Nearest production runs on either side of the target (distance
-    // decreases with beta: "above" means beta too small).
+    // The tightest bracket in beta (distance decreases with beta: "above"
+    // means beta too small): the largest beta above the target and the
+    // smallest beta below it.
     const CalibrationPoint* above = nullptr;
     const CalibrationPoint* below = nullptr;
     for (const auto& p : prod) {
-      if (p.hamming > s.target && (!above || p.hamming < above->hamming)) above = &p;
-      if (p.hamming < s.target && (!below || p.hamming > below->hamming)) below = &p;
+      if (p.hamming > s.target && (!above || p.beta > above->beta)) above = &p;
+      if (p.hamming < s.target && (!below || p.beta < below->beta)) below = &p;
     }
     double next;
-    if (above && below && above->beta != below->beta) {
-      next = above->beta + (above->hamming - s.target) / (above->hamming - below->hamming) * (below->beta - above->beta);
+    if (above && below && above->beta < below->beta) {
+      // Secant inside the bracket, safeguarded: where the distance jumps
+      // (glassy chains) the secant can creep along one end, so a point
+      // within a tenth of the bracket of either end is replaced by the
+      // midpoint (bisection).
+      const double w = below->beta - above->beta;
+      next = above->beta + (above->hamming - s.target) / (above->hamming - below->hamming) * w;
+      if (next - above->beta < 0.1 * w || below->beta - next < 0.1 * w) next = above->beta + 0.5 * w;
     } else {
       // Shift the grid fit by the offset seen at this beta, then cross again.
       std::vector<double> shifted = fit;

@@ -1,4 +1,4 @@
-// The data-generating protocol of the sample stage (SPEC.md sec. 1) and the
+// The data-generating protocol of the sample stage (paper/spec.md §1) and the
 // calibration of beta to a target mean normalised pairwise Hamming distance.
 //
 // Protocol (paper, appendix A): one chain from a uniformly random sequence,
@@ -8,8 +8,9 @@
 // distance is a deterministic function of beta, and a shorter run is exactly
 // the prefix of a longer one.
 //
-// Calibration (a SPEC choice; the distance of one chain is noisy, not
-// monotone in beta, and depends on the basins the whole chain visits):
+// Calibration (a choice, paper/spec.md §1; the distance of one chain is
+// noisy, not monotone in beta, and depends on the basins the whole chain
+// visits):
 //  1. grid: the protocol at reduced length (`grid_samples` saved
 //     configurations, same burn-in and spacing) at each beta of a grid;
 //     a monotone (decreasing) fit by isotonic regression (pool adjacent
@@ -17,9 +18,11 @@
 //     interpolation between grid points);
 //  2. production: the full protocol at beta_n; the distance that counts is
 //     the one of the final training set. Accept when it is within the
-//     tolerance of the target. Otherwise the next beta is the secant
-//     (regula falsi) between the nearest production runs on either side of
-//     the target when both sides have been seen, else where the grid fit,
+//     tolerance of the target. Otherwise the next beta is the secant inside
+//     the tightest bracket of production runs (largest beta above the
+//     target, smallest beta below it), replaced by the bracket's midpoint
+//     when it falls within a tenth of the bracket of either end (the
+//     distance of a glassy chain jumps with beta), else where the grid fit,
 //     shifted by the observed offset, crosses the target. At most
 //     `max_production_runs` runs; then fail, naming every beta tried.
 #pragma once
@@ -54,10 +57,10 @@ struct ChainStats {
 arma::imat run_chain(const PottsModel& m, const ChainProtocol& p, std::uint64_t seed, const std::string& label,
                      ChainStats* stats = nullptr);
 
-// Interleaved split (SPEC choice): saved configuration k goes to the test
-// set when k % test_every == test_every - 1 and the test set is not full,
-// otherwise to the training set while it is not full. Needs n_saved =
-// M_train + M_test.
+// Interleaved split (a choice, paper/spec.md §1): saved configuration k goes
+// to the test set when k % test_every == test_every - 1 and the test set is
+// not full, otherwise to the training set while it is not full. Needs
+// n_saved = M_train + M_test.
 void split_interleaved(const arma::imat& saved, arma::uword M_train, arma::uword M_test, arma::uword test_every,
                        arma::imat* train, arma::imat* test);
 

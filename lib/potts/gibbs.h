@@ -1,4 +1,4 @@
-// Single-chain Gibbs sampler of the generalised Potts model (SPEC.md sec. 1).
+// Single-chain Gibbs sampler of the generalised Potts model (paper/spec.md §1).
 //
 // Sites are updated cyclically, i = 0 .. L-1 (one sweep = L updates), each
 // from its exact conditional (eq. 5)

@@ -1,4 +1,4 @@
-// The generalised Potts model of SPEC.md section 1.
+// The generalised Potts model of paper/spec.md §1.
 //
 //   H(s) = - sum_{i<j} J_ij U[s_i, s_j]                         (eq. 1)
 //   p(s_i = a | s_\i) = softmax_a( beta sum_{j!=i} J_ij U[a, s_j] )   (eq. 5)
@@ -12,7 +12,7 @@
 
 namespace potts {
 
-// Kinds of colour-similarity matrix U (SPEC.md section 1, a config value).
+// Kinds of colour-similarity matrix U (paper/spec.md §1, a config value).
 enum class ColourKind { kIdentity, kGaussian, kGram, kIdentityPlusGaussian };
 ColourKind parse_colour_kind(const std::string& s);  // "identity", "gaussian", "gram", "identity_plus_gaussian"
 std::string to_string(ColourKind k);
@@ -45,10 +45,10 @@ arma::vec conditional(const PottsModel& m, const arma::irowvec& s, arma::uword i
 // sequences (rows) and positions of -log p(s_i | s_\i).
 double optimal_test_loss(const PottsModel& m, const arma::imat& sequences);
 
-// Mean normalised pairwise Hamming distance between rows (SPEC.md sec. 1).
+// Mean normalised pairwise Hamming distance between rows (paper/spec.md §1).
 double mean_hamming_distance(const arma::imat& sequences);
 
-// Reconstruction error of an attention map A against J (SPEC.md sec. 2):
+// Reconstruction error of an attention map A against J (paper/spec.md §2):
 //   e_rec = min_c sum_{i!=j} (J_ij - c A_ij)^2 / sum_{i!=j} J_ij^2  in [0, 1].
 double reconstruction_error(const arma::mat& J, const arma::mat& A);
 

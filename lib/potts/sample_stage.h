@@ -1,4 +1,4 @@
-// The sample stage (SPEC.md sec. 1): configuration, data generation and
+// The sample stage (paper/spec.md §1): configuration, data generation and
 // outputs. stages/sample/main.cc is a thin wrapper around run_sample_stage.
 //
 // Outputs (the fixed data interface of the pipeline):

@@ -1,5 +1,5 @@
 // Replica-symmetric theory of ridge regression on the Gaussian model
-// (SPEC.md section 5; paper fig. 3 left, theory curve).
+// (paper/spec.md §5; paper fig. 3 left, theory curve).
 //
 // Everything depends on the data only through the spectrum of the feature
 // covariance Ω = Σ_k ω_k u_k u_kᵀ, the teacher components t_k = u_k·w*, the
@@ -30,7 +30,7 @@ struct FixedPointOptions {
   double V_start = 1.0;             // initial V (m = q = 0)
 };
 
-// The RS saddle point at zero temperature (SPEC.md section 5):
+// The RS saddle point at zero temperature (paper/spec.md §5):
 //   V̂ = m̂ = n/(1+V),  q̂ = n(σ² + ρ - 2m + q)/(1+V)²
 //   V = Σ ω/(λ+V̂ω),  m = Σ m̂ω²t²/(λ+V̂ω),  q = Σ ω(m̂²ω²t² + q̂ω)/(λ+V̂ω)²
 //   ε_g = σ² + ρ - 2m + q

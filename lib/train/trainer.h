@@ -1,4 +1,4 @@
-// Masked-language-model training (SPEC.md section 2, "Training"; appendix A
+// Masked-language-model training (paper/spec.md §2, "Training"; appendix A
 // of the paper): stochastic gradient descent on mini-batches with a
 // cosine-annealed learning rate, or (a project option for factored
 // attention) full-batch L-BFGS. Works with any nn::MlmModel.

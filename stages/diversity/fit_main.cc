@@ -1,4 +1,4 @@
-// Stage diversity/fit: one point of the diversity study (issue 9, SPEC.md
+// Stage diversity/fit: one point of the diversity study (paper/spec.md
 // section 7): on one sample-stage data set (its own colour kind and
 // calibrated beta), factored attention by L-BFGS from several random starts
 // and from the data-only plm start, against the full pseudo-likelihood
@@ -82,6 +82,9 @@ int main(int argc, char** argv) {
     s["estimator"] = factored_fit_options_json(o.factored);
     s["plm_penalty"] = {{"lambda_h", o.plm_penalty.lambda_h}, {"lambda_W", o.plm_penalty.lambda_W}};
     s["stall_tolerance"] = o.stall_tolerance;
+    // The data set's degeneracy diagnostics (lib/potts/diagnostics.h), so
+    // that the merge can say which points rest on degenerate data.
+    if (sample.contains("diagnostics")) s["data_diagnostics"] = sample.at("diagnostics");
     st.write_summary(s);
   });
 }

@@ -1,7 +1,7 @@
-// Stage diversity/merge: the points of the diversity study (issue 9) as
+// Stage diversity/merge: the points of the diversity study as
 // tables for the figure and the literate paper, one per colour kind:
 //   diversity.csv           U Gaussian (the kind where recovery depends most
-//                           on the diversity, SPEC.md section 7)
+//                           on the diversity, paper/spec.md §7)
 //   diversity_identity.csv  U identity (the standard Potts model)
 // columns hamming (achieved, training set), beta, eps_star, fa_gap_mean,
 // fa_gap_se, fa_erec_mean, fa_erec_se, fa_stall_fraction, plm_gap, plm_erec,
@@ -43,8 +43,25 @@ int main(int argc, char** argv) {
       }
       t.save(st.output(kind == "gaussian" ? "diversity.csv" : "diversity_identity.csv"));
     }
+    // Which data sets are degenerate (test/train overlap or disagreeing
+    // independent chains, lib/potts/diagnostics.h), per colour kind.
+    nlohmann::json quality = nlohmann::json::object();
+    for (const auto& [kind, rows] : by_kind) {
+      int degenerate = 0;
+      double lo = 1.0, hi = 0.0;
+      for (const auto& r : rows) {
+        if (!r.contains("data_diagnostics")) continue;
+        const auto& d = r.at("data_diagnostics");
+        degenerate += d.at("degenerate").get<bool>();
+        lo = std::min(lo, d.at("test_in_train_share").get<double>());
+        hi = std::max(hi, d.at("test_in_train_share").get<double>());
+      }
+      quality[kind] = {{"points", rows.size()}, {"degenerate", degenerate}, {"min_test_in_train_share", lo},
+                       {"max_test_in_train_share", hi}};
+    }
     nlohmann::json s;
     s["points"] = all;
+    s["data_quality"] = quality;
     s["tables"] = {{"diversity.csv", "gaussian"}, {"diversity_identity.csv", "identity"}};
     st.write_summary(s);
   });

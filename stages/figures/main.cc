@@ -16,9 +16,9 @@
 //    subtracted before averaging). Optional horizontal
 //    reference (e.g. ε*), subtraction of a constant (ε_g - σ²), and a power
 //    law reference line (c·x^p). A series with no points (an "optional"
-//    one) gets no key entry.
+//    one, whose input may also be absent) gets no key entry.
 //  * "heatmaps": the couplings J and attention maps, each map A shown as c·A
-//    with c = argmin Σ_{i≠j} (J_ij - c A_ij)² (the scale e_rec uses, SPEC §2),
+//    with c = argmin Σ_{i≠j} (J_ij - c A_ij)² (the scale e_rec uses, paper/spec.md §2),
 //    all on one symmetric colour scale.
 //
 // Captions: {{stage.path[:fmt]}} placeholders filled from the upstream
@@ -249,6 +249,17 @@ Series read_series(const Stage& st, Config c) {
   const bool average = c.has("average") ? c.boolean("average") : ecol.empty();
   s.optional = c.has("optional") && c.boolean("optional");
   std::vector<double> xs, ys, es;
+  // An optional series may also lack its input altogether (e.g. the refined
+  // peak of figure 3 right, computed at paper scale only).
+  bool present = !s.optional;
+  for (const auto& [k, path] : st.inputs()) {
+    const auto kf = split_key(k);
+    present = present || (provenance::matches(key, kf.first) && provenance::matches(file, kf.second));
+  }
+  if (!present) {
+    c.finish();
+    return s;
+  }
   for (const auto& [k, path] : find_inputs(st, key, file)) {
     auto t = read_csv(path);
     for (const auto& col : {xcol, ycol, ecol, mcol}) {
@@ -410,7 +421,7 @@ Plot heatmap_figure(Stage& st, Config& cfg) {
                        std::to_string(A.n_cols) + ", expected the shape of J (" + std::to_string(J.n_rows) + "x" +
                        std::to_string(J.n_cols) + ")");
     // Least-squares scale c = <J, A> / <A, A> over i != j, and
-    // e_rec = 1 - <J, A>² / (<J, J> <A, A>) (SPEC §2).
+    // e_rec = 1 - <J, A>² / (<J, J> <A, A>) (paper/spec.md §2).
     const double ja = offdiag_dot(J, A), aa = offdiag_dot(A, A), jj = offdiag_dot(J, J);
     const double c_ls = aa > 0 ? ja / aa : 0.0;
     const double e = aa > 0 ? 1.0 - ja * ja / (jj * aa) : 1.0;

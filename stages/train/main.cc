@@ -9,7 +9,9 @@
 //          selects the arithmetic of the passes (lib/nn/mlm_model.h).
 // Outputs: params.h5 (every parameter by name, "attention_map", "couplings_J"),
 //          curves.csv (epoch, train_loss, test_loss, optimal_test_loss,
-//          reconstruction_error, lr), summary.json, provenance.json.
+//          reconstruction_error, lr), summary.json (final losses, including
+//          final_train_loss_all_positions, the loss of the final parameters
+//          over every training position), provenance.json.
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -79,6 +81,11 @@ int main(int argc, char** argv) {
                    r.reconstruction_error, r.lr);
     });
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    // The training loss of the final parameters over every position of every
+    // training sequence (eq. 3 on the training set): deterministic, unlike the
+    // running mean over an epoch's mini-batches, so restarts can be ranked
+    // and stalls told apart from noise.
+    const double train_loss_all = model->evaluate(train).test_loss;
 
     // --- outputs (only after training succeeded) ---
     H5Writer h5;
@@ -101,6 +108,7 @@ int main(int argc, char** argv) {
     s["test_sequences"] = test.M;
     s["beta"] = truth.beta;
     s["final_train_loss"] = last.train_loss;
+    s["final_train_loss_all_positions"] = train_loss_all;
     s["test_loss"] = last.test_loss;
     s["optimal_test_loss"] = last.optimal_test_loss;
     s["gap"] = last.test_loss - last.optimal_test_loss;

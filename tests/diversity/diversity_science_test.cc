@@ -1,4 +1,4 @@
-// Scientific regression test of the diversity study (issue 9, SPEC.md
+// Scientific regression test of the diversity study (paper/spec.md
 // section 7) on the stage outputs of one scale (DIVERSITY_SCALE).
 //
 // quick: L = C = 10, U Gaussian, 600 training + 200 test sequences per data
@@ -75,7 +75,7 @@ TEST(DiversityScience, FactoredGapNoLargerThanFullPseudoLikelihood) {
   }
 }
 
-// SPEC section 7: recovery degrades as the data lose diversity. The best
+// paper/spec.md §7: recovery degrades as the data lose diversity. The best
 // fit's e_rec at the least diverse point exceeds that at the most diverse
 // point (measured 0.21 against 0.012 at quick scale).
 TEST(DiversityScience, RecoveryDegradesWithLowerDiversity) {

@@ -1,4 +1,4 @@
-// Scientific regression tests of fig. 3 left (SPEC.md sections 4-5, claim 4)
+// Scientific regression tests of fig. 3 left (paper/spec.md sections 4-5, claim 4)
 // on the stage outputs of one scale (GAUSSIAN_SCALE: quick, D = 40, or
 // paper, D = 200; λ = 1e-4, 30 realisations per α):
 //   * simulation and replica theory agree away from the threshold;

@@ -1,4 +1,4 @@
-// Unit tests of lib/gaussian (SPEC.md section 4): GOE couplings, precision
+// Unit tests of lib/gaussian (paper/spec.md §4): GOE couplings, precision
 // and its errors, the masked-position teacher against a direct conditional-
 // Gaussian computation, sampling, ridge against the normal equations, the
 // exact generalisation loss (eq. 7) and the α grid.

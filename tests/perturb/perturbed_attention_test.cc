@@ -1,4 +1,4 @@
-// Unit tests of perturbed attention (SPEC.md section 3): the O(L^2) layer
+// Unit tests of perturbed attention (paper/spec.md §3): the O(L^2) layer
 // against the section's formula written with explicit one-hot vectors, the
 // reduction to factored attention (eq. 4) at a = 0, finite-difference
 // gradients through the training interface, and the L == C == d requirement.
@@ -37,7 +37,7 @@ arma::vec one_hot(arma::uword n, arma::uword k) {
   return v;
 }
 
-// SPEC.md section 3 verbatim: score_ij = (p_i + a e_i)^T W (p_j + a e_j) with
+// paper/spec.md §3 verbatim: score_ij = (p_i + a e_i)^T W (p_j + a e_j) with
 // e_i = 0, value_j = V (e_j + a p_j), logits_i = sum_{j != i} score_ij value_j.
 arma::vec reference_logits(const arma::mat& W, const arma::mat& V, double a, const int* s, arma::uword i) {
   const arma::uword d = W.n_rows;

@@ -110,7 +110,7 @@ TEST(Calibration, IsotonicFitAndCrossing) {
 }
 
 // Calibration against synthetic distance curves: a production curve offset
-// from the grid curve (as SPEC.md reports for real chains) is still hit;
+// from the grid curve (as paper/spec.md reports for real chains) is still hit;
 // an unreachable target fails with a message naming the tolerance key.
 TEST(Calibration, FindsTargetOnProductionCurveOrFailsClearly) {
   CalibrationSettings s;

@@ -52,7 +52,7 @@ TEST(FactoredFit, ObjectiveGradientMatchesFiniteDifferences) {
   for (arma::uword i = 0; i < L; ++i) EXPECT_EQ(g(i + L * i), 0.0);  // diagonal of A
 }
 
-// The test: with lambda > 0 on a tiny problem L-BFGS converges to a
+// The test: with lambda > 0 on a tiny problem L-BFGS converges to a
 // stationary point, checked by recomputing the gradient independently.
 TEST(FactoredFit, ConvergesToAStationaryPointWithPenalty) {
   const arma::uword L = 5, C = 3;

@@ -1,4 +1,4 @@
-// Unit tests of lib/replica (SPEC.md section 5): the damped fixed point of
+// Unit tests of lib/replica (paper/spec.md §5): the damped fixed point of
 // the RS saddle-point equations against the deterministic-equivalent closed
 // form, the λ → 0 limit σ² α/(α-1), and errors for bad inputs and for
 // non-convergence.

@@ -1,4 +1,4 @@
-// Scientific regression tests of the train stage (claims 1 and 2 of SPEC.md
+// Scientific regression tests of the train stage (claims 1 and 2 of paper/spec.md
 // section 8; figure 2a-c of the paper) on the quick stage outputs
 // (//stages/train:quick_*, trained on //stages/sample:quick: L = C = 10,
 // 600 training and 200 test sequences, Gaussian U, Hamming distance ~0.55,
@@ -10,7 +10,7 @@
 //    (2 x number of predictions) = (L(L-1) + C^2) / (2 M L) = 190 / 12000
 //    = 0.016 nats; 0.03 is about twice that. (Synthetic data of the same
 //    kind: 0.014 by SGD and by L-BFGS.)
-//  * Factored e_rec < 0.1: an unrelated map gives ~1; SPEC sec. 7 measures
+//  * Factored e_rec < 0.1: an unrelated map gives ~1; paper/spec.md §7 measures
 //    0.014 at Hamming 0.59 with M = 3000, L = 20 (fewer data here: 0.03 on
 //    synthetic data of the same kind).
 //  * One vanilla layer "clearly further": its gap exceeds 0.1 nats and three

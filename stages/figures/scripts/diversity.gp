@@ -1,4 +1,4 @@
-# Where J is recovered (issue 9): left, test-loss gap ε − ε* against the mean
+# Where J is recovered: left, test-loss gap ε − ε* against the mean
 # Hamming distance of the data; right, reconstruction error e_rec. Factored
 # attention (points with error bars) and the full pseudo-likelihood baseline
 # (open symbols), Gaussian U (solid) and identity U (dashed). One key for both

@@ -1,4 +1,4 @@
-# Figure 2c: reconstruction error e_rec (SPEC §2: 1 - best least-squares fit
+# Figure 2c: reconstruction error e_rec (paper/spec.md §2: 1 - best least-squares fit
 # of J by c·A, relative) of each model's attention map against epoch.
 set key outside top center horizontal Left reverse maxcols 3 samplen 1.5 width -2 font ',7'
 set xlabel 'epoch'

@@ -1,4 +1,4 @@
-# Figure 2d: final test loss ε against the perturbation a (SPEC §3), mean and
+# Figure 2d: final test loss ε against the perturbation a (paper/spec.md §3), mean and
 # standard error over seeds; a = 0 is factored attention. ε* dashed.
 set key outside top center horizontal Left reverse maxcols 3 samplen 1.5 width -2 font ',7'
 set xlabel 'perturbation a'

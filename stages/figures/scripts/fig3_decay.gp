@@ -1,5 +1,5 @@
 # Excess generalisation loss ε_g - σ² against α on log-log axes, theory and
-# simulation, with the asymptote σ² α^{-1} (SPEC §5: ε_g = σ² α/(α-1) for
+# simulation, with the asymptote σ² α^{-1} (paper/spec.md §5: ε_g = σ² α/(α-1) for
 # λ → 0, α > 1).
 set key outside top center horizontal Left reverse maxcols 3 samplen 1.5 width -2 font ',7'
 set autoscale xfix

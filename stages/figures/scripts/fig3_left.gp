@@ -1,6 +1,6 @@
 # Figure 3 left: generalisation loss ε_g (eq. 7) of ridge regression on the
-# Gaussian model against α = n/D: replica theory (line, SPEC §5) and
-# simulation (points, mean ± standard error over realisations, SPEC §4).
+# Gaussian model against α = n/D: replica theory (line, paper/spec.md §5) and
+# simulation (points, mean ± standard error over realisations, paper/spec.md §4).
 set key outside top center horizontal Left reverse maxcols 3 samplen 1.5 width -2 font ',7'
 set autoscale xfix
 set logscale xy

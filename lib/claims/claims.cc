@@ -1,0 +1,268 @@
+#include "lib/claims/claims.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "lib/core/error.h"
+#include "lib/core/rng.h"
+#include "lib/core/stats.h"
+
+namespace potts {
+namespace claims {
+
+const char* to_string(Verdict v) {
+  return v == Verdict::kHolds ? "holds" : v == Verdict::kWeak ? "weak" : "does not hold";
+}
+
+Verdict by_difference(double d, double se) {
+  if (!std::isfinite(d) || !std::isfinite(se)) return Verdict::kWeak;
+  if (d > 2.0 * se) return Verdict::kHolds;
+  if (d < -2.0 * se) return Verdict::kDoesNotHold;
+  return Verdict::kWeak;
+}
+
+Verdict by_level(double x, double se, double good, double bad) {
+  if (!std::isfinite(x) || !std::isfinite(se)) return Verdict::kWeak;
+  if (x + 2.0 * se < good) return Verdict::kHolds;
+  if (x - 2.0 * se > bad) return Verdict::kDoesNotHold;
+  return Verdict::kWeak;
+}
+
+namespace {
+
+// The random stream of the bootstrap (distinct from every stream in
+// lib/core/rng.h's streams namespace).
+constexpr std::uint64_t kBootstrapStream = 40;
+
+std::string fmt(const char* f, double a, double b) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, f, a, b);
+  return buf;
+}
+
+double num(const nlohmann::json& j, const std::string& path) {
+  const nlohmann::json* p = &j;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t dot = path.find('.', start);
+    const std::string key = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (!p->is_object() || !p->contains(key)) throw StageError("claims: summary has no '" + path + "'");
+    p = &(*p)[key];
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  if (!p->is_number()) throw StageError("claims: summary field '" + path + "' is not a number");
+  return p->get<double>();
+}
+
+Cell difference(std::string id, std::string statement, double d, double se, const char* number_fmt,
+                std::string rule) {
+  Cell c;
+  c.id = std::move(id);
+  c.statement = std::move(statement);
+  c.value = d;
+  c.se = se;
+  c.verdict = by_difference(d, se);
+  c.number = fmt(number_fmt, d, se);
+  c.rule = std::move(rule);
+  return c;
+}
+
+}  // namespace
+
+PeakPosition bootstrap_peak(const std::vector<double>& M, const std::vector<double>& test_loss, double L,
+                            std::uint64_t seed, int resamples) {
+  if (M.size() != test_loss.size() || M.empty()) throw StageError("claims: realisations table is empty or ragged");
+  std::vector<double> grid = M;
+  std::sort(grid.begin(), grid.end());
+  grid.erase(std::unique(grid.begin(), grid.end()), grid.end());
+  std::vector<std::vector<double>> by_m(grid.size());
+  for (std::size_t r = 0; r < M.size(); ++r)
+    by_m[std::lower_bound(grid.begin(), grid.end(), M[r]) - grid.begin()].push_back(test_loss[r]);
+  auto argmax = [&](const std::vector<double>& means) {
+    return std::size_t(std::max_element(means.begin(), means.end()) - means.begin());
+  };
+  std::vector<double> means(grid.size());
+  for (std::size_t k = 0; k < grid.size(); ++k) means[k] = mean_se(by_m[k]).mean;
+  const std::size_t observed = argmax(means);
+  PeakPosition p;
+  p.alpha = grid[observed] / L;
+  Rng rng(seed, kBootstrapStream);
+  std::vector<double> peaks;
+  int at_observed = 0;
+  for (int b = 0; b < resamples; ++b) {
+    for (std::size_t k = 0; k < grid.size(); ++k) {
+      const auto& x = by_m[k];
+      double s = 0.0;
+      for (std::size_t i = 0; i < x.size(); ++i) s += x[rng.below(x.size())];
+      means[k] = s / double(x.size());
+    }
+    const std::size_t k = argmax(means);
+    peaks.push_back(grid[k] / L);
+    at_observed += k == observed;
+  }
+  std::sort(peaks.begin(), peaks.end());
+  auto pct = [&](double q) { return peaks[std::min(peaks.size() - 1, std::size_t(q * double(peaks.size())))]; };
+  p.lo = pct(0.16);
+  p.median = pct(0.5);
+  p.hi = pct(0.84);
+  p.share_at_observed = double(at_observed) / double(resamples);
+  return p;
+}
+
+std::vector<Cell> potts_claims(const nlohmann::json& train, const nlohmann::json& perturb,
+                               const nlohmann::json& potts, const std::map<std::string, std::vector<double>>& realisations,
+                               const Thresholds& t, std::uint64_t seed, int boot) {
+  std::vector<Cell> out;
+  const double eps_star = num(train, "optimal_test_loss");
+  const double gf = num(train, "factored.gap.mean"), sf = num(train, "factored.gap.se");
+  const double g1 = num(train, "vanilla1.gap.mean"), s1 = num(train, "vanilla1.gap.se");
+  const double g3 = num(train, "vanilla3.gap.mean"), s3 = num(train, "vanilla3.gap.se");
+  const std::string diff_rule = "difference d ± s.e.: holds if d > 2 s.e., does not hold if d < −2 s.e.";
+
+  // Claim 1 (figure 2a).
+  out.push_back(difference("1a", "factored attention ends closer to ε* than one vanilla layer", g1 - gf,
+                           std::hypot(s1, sf), "(ε−ε*) vanilla 1 − factored = %.4f ± %.4f nats", diff_rule));
+  {
+    Cell c;
+    c.id = "1b";
+    c.statement = "factored attention reaches ε*";
+    c.value = gf / eps_star;
+    c.se = sf / eps_star;
+    c.verdict = by_level(c.value, c.se, t.gap_good, t.gap_bad);
+    c.number = fmt("(ε−ε*)/ε* = %.4f ± %.4f", c.value, c.se);
+    c.rule = fmt("holds if below %.3g, does not hold if above %.3g (2 s.e.)", t.gap_good, t.gap_bad);
+    out.push_back(c);
+  }
+  out.push_back(difference("1c", "three vanilla layers end closer to ε* than one", g1 - g3, std::hypot(s1, s3),
+                           "(ε−ε*) vanilla 1 − vanilla 3 = %.4f ± %.4f nats", diff_rule));
+
+  // Claim 2 (figures 2b, 2c).
+  const double ef = num(train, "factored.reconstruction_error.mean"), sef = num(train, "factored.reconstruction_error.se");
+  {
+    Cell c;
+    c.id = "2a";
+    c.statement = "factored attention recovers J (e_rec near 0)";
+    c.value = ef;
+    c.se = sef;
+    c.verdict = by_level(ef, sef, t.erec_good, t.erec_bad);
+    c.number = fmt("e_rec factored = %.3f ± %.3f", ef, sef);
+    c.rule = fmt("holds if below %.3g, does not hold if above %.3g (2 s.e.)", t.erec_good, t.erec_bad);
+    out.push_back(c);
+  }
+  {
+    const double e1 = num(train, "vanilla1.reconstruction_error.mean"), se1 = num(train, "vanilla1.reconstruction_error.se");
+    const double e3 = num(train, "vanilla3.reconstruction_error.mean"), se3 = num(train, "vanilla3.reconstruction_error.se");
+    const bool one = e1 <= e3;
+    out.push_back(difference("2b", "vanilla attention maps recover J less well than factored attention",
+                             (one ? e1 : e3) - ef, std::hypot(one ? se1 : se3, sef),
+                             "e_rec best vanilla − factored = %.3f ± %.3f", diff_rule));
+  }
+
+  // Claim 3 (figure 2d): means over all seeds at each a.
+  {
+    const auto& pts = perturb.at("points");
+    const double m0 = num(pts.at(0), "mean_test_loss"), s0 = num(pts.at(0), "stderr_test_loss");
+    if (num(pts.at(0), "a") != 0.0) throw StageError("claims: the perturb sweep does not start at a = 0");
+    // "a = 0 is best": the a > 0 closest to (or below) a = 0, in units of s.e.
+    std::size_t worst = 1;
+    double worst_z = INFINITY;
+    bool any_below = false, all_above = true;
+    for (std::size_t k = 1; k < pts.size(); ++k) {
+      const double d = num(pts.at(k), "mean_test_loss") - m0, s = std::hypot(num(pts.at(k), "stderr_test_loss"), s0);
+      const double z = d / s;
+      if (z < worst_z) worst_z = z, worst = k;
+      any_below = any_below || by_difference(d, s) == Verdict::kDoesNotHold;
+      all_above = all_above && by_difference(d, s) == Verdict::kHolds;
+    }
+    Cell c;
+    c.id = "3a";
+    c.statement = "a = 0 (factored attention) has the lowest test loss";
+    c.value = num(pts.at(worst), "mean_test_loss") - m0;
+    c.se = std::hypot(num(pts.at(worst), "stderr_test_loss"), s0);
+    c.verdict = any_below ? Verdict::kDoesNotHold : all_above ? Verdict::kHolds : Verdict::kWeak;
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "closest a = %g: ε(a) − ε(0) = %.4f ± %.4f nats", num(pts.at(worst), "a"), c.value,
+                  c.se);
+    c.number = buf;
+    c.rule = "holds if every a > 0 lies > 2 s.e. above a = 0; does not hold if any lies > 2 s.e. below";
+    out.push_back(c);
+    const auto& last = pts.at(pts.size() - 1);
+    char st[120];
+    std::snprintf(st, sizeof st, "the test loss grows with a (a = %g against a = 0)", num(last, "a"));
+    out.push_back(difference("3b", st, num(last, "mean_test_loss") - m0, std::hypot(num(last, "stderr_test_loss"), s0),
+                             "ε(a_max) − ε(0) = %.4f ± %.4f nats", diff_rule));
+  }
+
+  // Claim 5 (figure 3 right).
+  {
+    const auto& pts = potts.at("points");
+    std::size_t k = 0;
+    for (std::size_t i = 1; i < pts.size(); ++i)
+      if (num(pts.at(i), "test_loss_mean") > num(pts.at(k), "test_loss_mean")) k = i;
+    const double mk = num(pts.at(k), "test_loss_mean"), sk = num(pts.at(k), "test_loss_se");
+    const auto& first = pts.at(0);
+    const double d = mk - num(first, "test_loss_mean"), s = std::hypot(sk, num(first, "test_loss_se"));
+    Cell c = difference("5a", "the test loss first rises with α, peaks, then decays (non-monotonic)", d, s,
+                        "peak − smallest α = %.3f ± %.3f nats", "");
+    if (k == 0 || k + 1 == pts.size()) c.verdict = Verdict::kDoesNotHold;
+    c.rule = "holds if the largest mean is interior and > 2 s.e. above the smallest α; does not hold if it is at an end";
+    out.push_back(c);
+    // Where the peak sits: resolved when the best α beats both neighbours by
+    // 2 s.e.; the paper's point is that it lies beyond α = 1.
+    const double L = num(potts, "L");
+    bool resolved = k > 0 && k + 1 < pts.size();
+    for (std::size_t n : {k - 1, k + 1})
+      if (resolved && n < pts.size())
+        resolved = by_difference(mk - num(pts.at(n), "test_loss_mean"), std::hypot(sk, num(pts.at(n), "test_loss_se"))) ==
+                   Verdict::kHolds;
+    const PeakPosition pp = bootstrap_peak(realisations.at("M"), realisations.at("test_loss"), L, seed, boot);
+    Cell p;
+    p.id = "5b";
+    p.statement = "the peak lies beyond α = 1";
+    p.value = num(pts.at(k), "alpha");
+    p.se = 0.5 * (pp.hi - pp.lo);
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "peak at α = %g (bootstrap 16-84 %%: %g-%g; %.0f %% of resamples at it)", p.value,
+                  pp.lo, pp.hi, 100.0 * pp.share_at_observed);
+    p.number = buf;
+    p.verdict = !resolved ? Verdict::kWeak : p.value > 1.0 ? Verdict::kHolds : Verdict::kDoesNotHold;
+    p.rule = "weak unless the peak beats both neighbours by > 2 s.e.; then holds if α > 1";
+    out.push_back(p);
+  }
+  return out;
+}
+
+std::vector<Cell> gaussian_claims(const nlohmann::json& replica, const nlohmann::json& simulation) {
+  std::vector<Cell> out;
+  Cell a;
+  a.id = "4a";
+  a.statement = "theory and simulation both peak at α = 1";
+  a.value = num(simulation, "peak_alpha");
+  a.se = 0.0;
+  a.verdict = num(replica, "peak_alpha") == 1.0 && a.value == 1.0 ? Verdict::kHolds : Verdict::kDoesNotHold;
+  a.number = fmt("peak α: theory %g, simulation %g", num(replica, "peak_alpha"), a.value);
+  a.rule = "holds if both maxima sit at the grid point α = 1";
+  out.push_back(a);
+  Cell b;
+  b.id = "4b";
+  b.statement = "the tail decays as α⁻¹";
+  b.value = num(simulation, "tail_slope_8_100");
+  b.se = 0.0;
+  const double th = num(replica, "tail_slope_8_100");
+  b.verdict = std::fabs(b.value + 1.0) < 0.1 && std::fabs(th + 1.0) < 0.1 ? Verdict::kHolds : Verdict::kDoesNotHold;
+  b.number = fmt("log-log slope of ε_g − σ² over α = 8-100: simulation %.3f, theory %.3f", b.value, th);
+  b.rule = "holds if both slopes are within 0.1 of −1";
+  out.push_back(b);
+  return out;
+}
+
+nlohmann::json to_json(const Cell& c) {
+  return {{"id", c.id},       {"statement", c.statement}, {"verdict", to_string(c.verdict)},
+          {"value", c.value}, {"se", c.se},               {"number", c.number},
+          {"rule", c.rule}};
+}
+
+}  // namespace claims
+}  // namespace potts

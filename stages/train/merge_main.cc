@@ -1,0 +1,111 @@
+// Train merge stage (figure 2a-c, paper/paper.md section 2): gathers the
+// restarts (seeds) of each model trained on one data set and reports each
+// model's final test-loss gap ε − ε* (eq. 3) and reconstruction error e_rec
+// as mean ± standard error over ALL seeds, stalled runs included.
+//
+// Config:  {"models": [...], "seeds": [...], "stall_tolerance": t}. Model m
+//          with seed s arrives as input key "<m>_s<s>" (its summary.json).
+// Stall:   a restart whose training loss over every training position
+//          (final_train_loss_all_positions) exceeds the lowest one among the
+//          model's restarts by more than t nats: it stopped at a worse
+//          stationary point. Counted and reported, never dropped. Ranking by
+//          training loss uses no test data and no knowledge of J.
+// Outputs: seeds.csv (model, seed, test_loss, gap, train_loss_all_positions,
+//          reconstruction_error, stalled), summary.json (per model: n, the
+//          means and standard errors, stall count and fraction, the restart
+//          with the lowest training loss).
+#include <cmath>
+#include <fstream>
+#include <limits>
+
+#include "lib/core/stage.h"
+#include "lib/core/stats.h"
+
+using namespace potts;
+
+namespace {
+
+nlohmann::json read_json(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw StageError(path + ": cannot open");
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const std::exception& e) {
+    throw StageError(path + ": not valid JSON (" + e.what() + ")");
+  }
+}
+
+double finite_number(const nlohmann::json& j, const std::string& key, const std::string& path) {
+  if (!j.contains(key) || !j[key].is_number()) throw StageError(path + ": key '" + key + "' missing or not a number");
+  const double v = j[key].get<double>();
+  if (!std::isfinite(v)) throw StageError(path + ": key '" + key + "' is not finite");
+  return v;
+}
+
+nlohmann::json stat(const std::vector<double>& x) {
+  const MeanSe m = mean_se(x);
+  return {{"mean", m.mean}, {"se", m.se}, {"values", x}};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return run_stage("train_merge", "Merges the seeds of each trained model: mean ± s.e., stalls (figure 2a-c)", argc,
+                   argv, [](Stage& st) {
+    Config& cfg = st.config();
+    const std::vector<std::string> models = cfg.strings("models");
+    const std::vector<std::int64_t> seeds = cfg.integers("seeds", 0, std::numeric_limits<std::int64_t>::max());
+    const double tol = cfg.number("stall_tolerance", 0.0, 10.0);
+    cfg.finish();
+
+    CsvTable table({"model", "seed", "test_loss", "gap", "train_loss_all_positions", "reconstruction_error", "stalled"});
+    nlohmann::json s;
+    double eps_star = std::nan("");
+    std::string beta_path;
+    for (std::size_t mi = 0; mi < models.size(); ++mi) {
+      const std::string& m = models[mi];
+      std::vector<double> test, gap, train, erec;
+      std::string optimiser;
+      for (std::int64_t seed : seeds) {
+        const std::string path = st.input(m + "_s" + std::to_string(seed) + "/summary.json");
+        const nlohmann::json j = read_json(path);
+        const double opt = finite_number(j, "optimal_test_loss", path);
+        if (std::isnan(eps_star)) eps_star = opt;
+        if (opt != eps_star)
+          throw StageError(path + ": optimal_test_loss differs from the other runs' (not the same test set?)");
+        test.push_back(finite_number(j, "test_loss", path));
+        gap.push_back(test.back() - opt);
+        train.push_back(finite_number(j, "final_train_loss_all_positions", path));
+        erec.push_back(finite_number(j, "reconstruction_error", path));
+        if (j.contains("optimiser") && j["optimiser"].is_string()) optimiser = j["optimiser"];
+      }
+      std::size_t best = 0;
+      for (std::size_t r = 1; r < train.size(); ++r)
+        if (train[r] < train[best]) best = r;
+      std::size_t stalled = 0;
+      for (std::size_t r = 0; r < train.size(); ++r) {
+        const bool st_r = train[r] - train[best] > tol;
+        stalled += st_r;
+        table.row({double(mi), double(seeds[r]), test[r], gap[r], train[r], erec[r], st_r ? 1.0 : 0.0});
+      }
+      s[m] = {{"runs", seeds.size()},
+              {"optimiser", optimiser},
+              {"gap", stat(gap)},
+              {"test_loss", stat(test)},
+              {"reconstruction_error", stat(erec)},
+              {"train_loss_all_positions", stat(train)},
+              {"stalled", stalled},
+              {"stall_fraction", double(stalled) / double(seeds.size())},
+              {"best_seed", seeds[best]},
+              {"best_gap", gap[best]},
+              {"best_reconstruction_error", erec[best]}};
+    }
+    table.save(st.output("seeds.csv"));
+    s["models"] = models;
+    s["model_column"] = "seeds.csv column 'model' is the index into 'models'";
+    s["seeds"] = seeds;
+    s["stall_tolerance"] = tol;
+    s["optimal_test_loss"] = eps_star;
+    st.write_summary(s);
+  });
+}
