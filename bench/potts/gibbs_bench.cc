@@ -1,7 +1,7 @@
 // Site updates per second of the Gibbs sampler (lib/potts/gibbs.h) at the
 // paper's size L = C = 20, for each kind of U, at several inverse
 // temperatures. The counter "updates/s" (per CPU second of one core) is the
-// figure of merit (issue 3 asks >= 2e7). A diagonal U (identity) takes the
+// figure of merit (the target is >= 2e7). A diagonal U (identity) takes the
 // sparse path (2L exponentials per colour change); a dense U recomputes the
 // C weights of every site whose fields changed, and costs more the more
 // often colours change.

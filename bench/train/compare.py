@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""Issue 4's speed comparison in one run: the C++ training-epoch benchmark
-(//bench/train:train_bench, double and float paths) and the PyTorch
-reference (bench/train/pytorch_reference.py, needs Debian's python3-torch),
-alternating for a few rounds on the same machine, one thread each (a shared
-machine's speed drifts over minutes; alternating exposes both to the same
-drift). Prints a Markdown table of median ms per epoch over the rounds and
-the median over rounds of each round's speed-up over PyTorch, with its range.
+"""The training-speed comparison with PyTorch in one run: the C++
+training-epoch benchmark (//bench/train:train_bench, double and float paths)
+and the PyTorch reference (bench/train/pytorch_reference.py, needs Debian's
+python3-torch), alternating for a few rounds on the same machine, one
+thread each (a shared machine's speed drifts over minutes; alternating
+exposes both to the same drift). Prints a Markdown table of median ms per
+epoch over the rounds and the median over rounds of each round's speed-up
+over PyTorch, with its range.
 
 Usage (from the repository root):
   /usr/bin/python3 bench/train/compare.py [--rounds R] [--repetitions N]

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""The reference of issue 4's speed target: one training epoch of the same
-three models in PyTorch (Debian's python3-torch, 1.13), on one CPU thread,
-as a researcher would write them.
+"""The PyTorch reference for the training-speed target: one training epoch
+of the same three models in PyTorch (Debian's python3-torch, 1.13), on one
+CPU thread, as a researcher would write them.
 
 Same sizes as bench/train/train_bench.cc: M = 3000 random sequences,
 L = C = d = 20, mini-batches of 100, forward + backward + SGD step, no
