@@ -40,8 +40,10 @@ def paper_stages(scale):
         ]
         for fig in POTTS_FIGURES:
             out.append(("//stages/figures:" + (fig + "_" + r if scale == "paper" else "quick_" + fig), r + "_" + fig, "*"))
+        # The experiment around the peak (paper scale only; the quick
+        # experiment stands for it at quick scale).
+        out.append((("//stages/potts_alpha:paper_%s_peak" % r) if scale == "paper" else "//stages/potts_alpha:quick", r + "_peak", "summary.json,potts_alpha.csv,realisations.csv"))
         if scale == "paper":
-            out.append(("//stages/potts_alpha:paper_%s_peak" % r, None, "summary.json,potts_alpha.csv,realisations.csv"))
             for v in ["factored", "vanilla1", "vanilla3"]:
                 for seed in PAPER_SEEDS:
                     out.append(("//stages/train:paper_%s_%s_s%d" % (r, v, seed), None, "summary.json,curves.csv,params.h5"))

@@ -131,7 +131,7 @@ std::vector<Cell> potts_claims(const nlohmann::json& train, const nlohmann::json
     c.value = gf / eps_star;
     c.se = sf / eps_star;
     c.verdict = by_level(c.value, c.se, t.gap_good, t.gap_bad);
-    c.number = fmt("(ε−ε*)/ε* = %.4f ± %.4f", c.value, c.se);
+    c.number = fmt("(ε−ε*)/ε* = %.4f ± %.2g", c.value, c.se);
     c.rule = fmt("holds if below %.3g, does not hold if above %.3g (2 s.e.)", t.gap_good, t.gap_bad);
     out.push_back(c);
   }
@@ -147,7 +147,7 @@ std::vector<Cell> potts_claims(const nlohmann::json& train, const nlohmann::json
     c.value = ef;
     c.se = sef;
     c.verdict = by_level(ef, sef, t.erec_good, t.erec_bad);
-    c.number = fmt("e_rec factored = %.3f ± %.3f", ef, sef);
+    c.number = fmt("e_rec factored = %.3f ± %.2g", ef, sef);
     c.rule = fmt("holds if below %.3g, does not hold if above %.3g (2 s.e.)", t.erec_good, t.erec_bad);
     out.push_back(c);
   }
@@ -207,6 +207,21 @@ std::vector<Cell> potts_claims(const nlohmann::json& train, const nlohmann::json
     Cell c = difference("5a", "the test loss first rises with α, peaks, then decays (non-monotonic)", d, s,
                         "peak − smallest α = %.3f ± %.3f nats", "");
     if (k == 0 || k + 1 == pts.size()) c.verdict = Verdict::kDoesNotHold;
+    // For the record (not part of the verdict): the peak against the lowest
+    // mean before it, which differs from the smallest α when the curve
+    // first falls.
+    if (k > 1) {
+      std::size_t dip = 0;
+      for (std::size_t i = 1; i < k; ++i)
+        if (num(pts.at(i), "test_loss_mean") < num(pts.at(dip), "test_loss_mean")) dip = i;
+      if (dip > 0) {
+        char buf[200];
+        std::snprintf(buf, sizeof buf, "; peak − lowest mean before it (α = %g) = %.3f ± %.3f nats",
+                      num(pts.at(dip), "alpha"), mk - num(pts.at(dip), "test_loss_mean"),
+                      std::hypot(sk, num(pts.at(dip), "test_loss_se")));
+        c.number += buf;
+      }
+    }
     c.rule = "holds if the largest mean is interior and > 2 s.e. above the smallest α; does not hold if it is at an end";
     out.push_back(c);
     // Where the peak sits: resolved when the best α beats both neighbours by
