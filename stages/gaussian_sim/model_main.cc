@@ -1,4 +1,4 @@
-// Stage gaussian_sim/model: draws the Gaussian model of SPEC.md section 4
+// Stage gaussian_sim/model: draws the Gaussian model of paper/spec.md §4
 // (one seeded GOE J̃, P = Δ·I - J̃, the teacher of the masked position) and
 // fixes the experiment that the simulation chunks and the replica stage
 // share: ridge penalty λ, α grid, realisations per α, number of chunks.
@@ -11,7 +11,7 @@
 using namespace potts;
 
 int main(int argc, char** argv) {
-  return run_stage("gaussian_model", "Gaussian model of a masked position (SPEC.md section 4)", argc, argv,
+  return run_stage("gaussian_model", "Gaussian model of a masked position (paper/spec.md §4)", argc, argv,
                    [](Stage& st) {
     Config& cfg = st.config();
     const int L = static_cast<int>(cfg.integer("L", 3, 5000));

@@ -1,11 +1,11 @@
-// Perturb stage, one point of figure 2d (SPEC.md section 3): trains the
+// Perturb stage, one point of figure 2d (paper/spec.md §3): trains the
 // perturbed attention model at one value of a, with the training settings of
 // factored attention, on the sample stage's data.
 //
 // Config: {"a": <perturbation>, "lr_scaling": "none" | "curvature",
 //          "init_std_W": .., "init_std_V": .. (both optional),
 //          "training": {<the factored-attention training settings>}}
-// lr_scaling "curvature" (a project choice; SPEC is silent) divides lr0 by
+// lr_scaling "curvature" (a project choice; the paper is silent) divides lr0 by
 // (1 + a^2)^2: the key and value inputs p_j + a e_j and e_j + a p_j have
 // squared norm 1 + a^2 (for s_j != j), so the Gauss-Newton curvature of the
 // logits in W and V grows as (1 + a^2)^2, and factored attention's lr0

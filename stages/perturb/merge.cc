@@ -1,4 +1,4 @@
-// Perturb merge stage (figure 2d, SPEC.md section 3): gathers the points of
+// Perturb merge stage (figure 2d, paper/spec.md §3): gathers the points of
 // the sweep (one training per a and seed) into one table and a summary.
 //
 // Config: {"a": [grid], "seeds": [seeds]}, written by the BUILD file from
@@ -12,7 +12,7 @@
 //          best_test_loss), curves.csv (the per-epoch curves of every point,
 //          with columns a and seed in front), summary.json.
 // "best" is the restart with the lowest final TRAINING loss at that a
-// (restarts ranked by training loss, SPEC.md sec. 7; no test data used to
+// (restarts ranked by training loss, paper/spec.md §7; no test data used to
 // choose): SGD sometimes stalls at a poor stationary point for a > 0, and the
 // mean over seeds then mixes converged and stalled runs.
 #include <cmath>

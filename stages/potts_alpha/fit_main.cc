@@ -1,5 +1,5 @@
 // Stage potts_alpha/fit: one chunk of the sample-complexity experiment
-// (SPEC.md section 6). For every M of the plan's grid and the realisations
+// (paper/spec.md §6). For every M of the plan's grid and the realisations
 // r = chunk, chunk + chunks, ...: a random subset of M training sequences,
 // factored attention fitted by L-BFGS from a fresh initialisation, test loss
 // on the full test set. Random streams depend on (seed, M, r) only.

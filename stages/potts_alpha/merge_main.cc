@@ -1,5 +1,5 @@
 // Stage potts_alpha/merge: collects the chunks of the sample-complexity
-// experiment (SPEC.md section 6, figure 3 right) into
+// experiment (paper/spec.md §6, figure 3 right) into
 //   potts_alpha.csv   alpha = M/L, M, mean test loss, its standard error
 //                     (sample sd / sqrt(n)), n, mean training loss, mean
 //                     e_rec, fraction converged, eps*;

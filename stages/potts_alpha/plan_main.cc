@@ -1,5 +1,5 @@
 // Stage potts_alpha/plan: validates the sample-complexity experiment of
-// SPEC.md section 6 (figure 3 right) against the sample stage's data and
+// paper/spec.md §6 (figure 3 right) against the sample stage's data and
 // writes it as summary.json for the chunks and the merge: grid of M,
 // realisations, chunks, the estimator (factored attention, L2 penalty,
 // L-BFGS, initialisation), and eps* of the true model on the test set.

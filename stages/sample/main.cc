@@ -1,10 +1,10 @@
-// Sample stage (SPEC.md sec. 1): the generalised Potts model (J, U, beta),
+// Sample stage (paper/spec.md §1): the generalised Potts model (J, U, beta),
 // one Gibbs chain, beta calibrated to a target Hamming distance (or fixed),
 // training and test sets. See lib/potts/sample_stage.h for the outputs.
 #include "lib/core/stage.h"
 #include "lib/potts/sample_stage.h"
 
 int main(int argc, char** argv) {
-  return potts::run_stage("sample", "Generalised Potts model and its Gibbs-sampled data sets (SPEC.md sec. 1)", argc,
+  return potts::run_stage("sample", "Generalised Potts model and its Gibbs-sampled data sets (paper/spec.md §1)", argc,
                           argv, potts::run_sample_stage);
 }

@@ -1,4 +1,4 @@
-// Train stage (SPEC.md section 2, figure 2a-c): trains factored
+// Train stage (paper/spec.md §2, figure 2a-c): trains factored
 // self-attention or a vanilla transformer by masked language modelling on
 // the sample stage's data, and records the learning curves, the final
 // parameters and the attention map.
