@@ -16,6 +16,27 @@ static void mean_se(const std::vector<double>& x, double& mean, double& se) {
   se = n > 1 ? std::sqrt(var / (n - 1) / n) : 0.0;
 }
 
+PlmPenalty choose_plm_penalty(const arma::imat& train, arma::uword C, const std::vector<double>& grid,
+                              arma::uword holdout_every, const LbfgsOptions& lbfgs, std::vector<double>* losses) {
+  if (grid.empty()) throw StageError("plm validation: the lambda grid is empty");
+  if (holdout_every < 2 || train.n_rows < 2 * holdout_every)
+    throw StageError("plm validation: need holdout_every >= 2 and at least 2 * holdout_every training sequences");
+  std::vector<arma::uword> fit_rows, val_rows;
+  for (arma::uword k = 0; k < train.n_rows; ++k)
+    (k % holdout_every == holdout_every - 1 ? val_rows : fit_rows).push_back(k);
+  const arma::imat fit = train.rows(arma::uvec(fit_rows)), val = train.rows(arma::uvec(val_rows));
+  PlmPenalty best;
+  double best_loss = INFINITY;
+  if (losses) losses->clear();
+  for (double lambda : grid) {
+    const PlmPenalty pen{lambda, lambda};
+    const double loss = plm_test_loss(fit_plm(fit, C, pen, lbfgs).model, val);
+    if (losses) losses->push_back(loss);
+    if (loss < best_loss) best_loss = loss, best = pen;
+  }
+  return best;
+}
+
 RecoveryResult evaluate_recovery(const arma::imat& train, const arma::imat& test, const PottsModel& truth,
                                  const RecoveryOptions& o, std::uint64_t seed) {
   const arma::uword C = truth.C();
@@ -25,8 +46,13 @@ RecoveryResult evaluate_recovery(const arma::imat& train, const arma::imat& test
   RecoveryResult r;
   r.optimal_test_loss = optimal_test_loss(truth, test);
 
-  // Full pseudo-likelihood baseline (convex; from zero).
-  PlmFit plm = fit_plm(train, C, o.plm_penalty, o.plm_lbfgs);
+  // Full pseudo-likelihood baseline (convex; from zero), its penalty given
+  // or chosen by validation on the training set.
+  r.plm_penalty = o.plm_lambda_grid.empty()
+                      ? o.plm_penalty
+                      : choose_plm_penalty(train, C, o.plm_lambda_grid, o.plm_holdout_every, o.plm_lbfgs,
+                                           &r.plm_validation_losses);
+  PlmFit plm = fit_plm(train, C, r.plm_penalty, o.plm_lbfgs);
   FitRecord p;
   p.kind = "plm";
   p.train_objective = plm.optimiser.value;

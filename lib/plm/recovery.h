@@ -31,6 +31,10 @@ struct RecoveryOptions {
   int seeds = 4;
   bool plm_start = true;        // also fit factored attention from the plm split
   PlmPenalty plm_penalty{1e-4, 1e-4};
+  // Non-empty: the baseline's penalty is chosen by validation instead
+  // (choose_plm_penalty), lambda_h = lambda_W = each value of the grid.
+  std::vector<double> plm_lambda_grid;
+  arma::uword plm_holdout_every = 10;
   LbfgsOptions plm_lbfgs;
   double stall_tolerance = 0.005;
 };
@@ -53,7 +57,19 @@ struct RecoveryResult {
   // The estimator "restarts ranked by training objective" over all factored fits.
   double fa_best_gap = 0, fa_best_erec = 0;
   double plm_gap = 0, plm_erec = 0, plm_erec_zero_sum = 0;
+  PlmPenalty plm_penalty;                     // the penalty of the baseline fit
+  std::vector<double> plm_validation_losses;  // one per plm_lambda_grid value
 };
+
+// The full pseudo-likelihood's penalty chosen as its users would (plmDCA):
+// every `holdout_every`-th training sequence (rows k with k % holdout_every
+// == holdout_every - 1) is held out, the model is fitted on the rest for
+// each lambda of the grid (lambda_h = lambda_W = lambda), and the lambda with
+// the lowest loss eq. 3 on the held-out sequences wins (the smallest lambda
+// on ties). No test data and no knowledge of J are used. Writes the
+// validation loss of every lambda to `losses`.
+PlmPenalty choose_plm_penalty(const arma::imat& train, arma::uword C, const std::vector<double>& grid,
+                              arma::uword holdout_every, const LbfgsOptions& lbfgs, std::vector<double>* losses);
 
 RecoveryResult evaluate_recovery(const arma::imat& train, const arma::imat& test, const PottsModel& truth,
                                  const RecoveryOptions& o, std::uint64_t seed);

@@ -26,8 +26,14 @@ int main(int argc, char** argv) {
     o.factored = read_factored_fit_options(est);
     est.finish();
     Config plm = cfg.section("plm");
-    o.plm_penalty.lambda_h = plm.number("lambda_h", 0.0, 1e3);
-    o.plm_penalty.lambda_W = plm.number("lambda_W", 0.0, 1e3);
+    if (plm.has("lambda_grid")) {
+      // The penalty chosen by validation (lib/plm/recovery.h).
+      o.plm_lambda_grid = plm.numbers("lambda_grid", 0.0, 1e3);
+      o.plm_holdout_every = arma::uword(plm.integer("holdout_every", 2, 1000));
+    } else {
+      o.plm_penalty.lambda_h = plm.number("lambda_h", 0.0, 1e3);
+      o.plm_penalty.lambda_W = plm.number("lambda_W", 0.0, 1e3);
+    }
     o.plm_lbfgs.max_iterations = int(plm.integer("max_iterations", 1, 1000000));
     o.plm_lbfgs.gradient_tolerance = plm.number("gradient_tolerance", 0.0, 1.0);
     plm.finish();
@@ -80,7 +86,12 @@ int main(int argc, char** argv) {
     s["not_converged"] = not_converged;
     s["fit_kind_codes"] = {{"0", "factored_random"}, {"1", "factored_plm_start"}, {"2", "plm"}};
     s["estimator"] = factored_fit_options_json(o.factored);
-    s["plm_penalty"] = {{"lambda_h", o.plm_penalty.lambda_h}, {"lambda_W", o.plm_penalty.lambda_W}};
+    s["plm_penalty"] = {{"lambda_h", r.plm_penalty.lambda_h}, {"lambda_W", r.plm_penalty.lambda_W}};
+    s["plm_lambda_chosen"] = r.plm_penalty.lambda_W;
+    if (!o.plm_lambda_grid.empty())
+      s["plm_validation"] = {{"lambda_grid", o.plm_lambda_grid},
+                             {"validation_loss", r.plm_validation_losses},
+                             {"holdout_every", o.plm_holdout_every}};
     s["stall_tolerance"] = o.stall_tolerance;
     // The data set's degeneracy diagnostics (lib/potts/diagnostics.h), so
     // that the merge can say which points rest on degenerate data.
