@@ -39,9 +39,14 @@ int run(const std::string& cfg, const std::string& tag, std::uint64_t seed = 7) 
                                    "--provenance", dir() + "/" + tag + ".prov.json",
                                    "--in", "up/provenance.json=" + dir() + "/up.json",
                                    "--target", "//tests:toy"};
+  // argv as main receives it: argc entries and a terminating null pointer
+  // (run_stage may execv it to pin the numeric libraries; without the null
+  // execv reads past the end, which UndefinedBehaviorSanitizer builds turn
+  // into EFAULT).
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
-  return run_stage("toy", "toy stage", int(argv.size()), argv.data(), body);
+  argv.push_back(nullptr);
+  return run_stage("toy", "toy stage", int(args.size()), argv.data(), body);
 }
 
 class StageRun : public ::testing::Test {
