@@ -2,7 +2,7 @@
 
 debian_rules_cc copies Debian's rules_cc 0.0.4 (/usr/share/bazel/rules/cc) and
 patches the two files that load `use_cpp_toolchain`, a symbol Bazel 4.2.3's
-@bazel_tools lacks (see ../shared/BAZEL.md): the call becomes the plain
+@bazel_tools lacks: the call becomes the plain
 toolchain type label.
 """
 
