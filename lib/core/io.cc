@@ -46,6 +46,15 @@ std::string read_text(const std::string& path) {
   return ss.str();
 }
 
+nlohmann::json read_json(const std::string& path) {
+  const std::string text = read_text(path);
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const std::exception& e) {
+    throw StageError(path + ": not valid JSON (" + e.what() + ")");
+  }
+}
+
 static std::string hex(const unsigned char* d, unsigned n) {
   std::ostringstream os;
   for (unsigned i = 0; i < n; ++i) os << std::hex << std::setw(2) << std::setfill('0') << int(d[i]);

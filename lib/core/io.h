@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <armadillo>
+#include <nlohmann/json.hpp>
 
 namespace potts {
 
@@ -19,6 +20,8 @@ namespace potts {
 void write_atomic(const std::string& path, const std::function<void(const std::string& tmp)>& write);
 void write_text_atomic(const std::string& path, const std::string& text);
 std::string read_text(const std::string& path);
+// A JSON file (a stage summary, a merge input); errors name the file.
+nlohmann::json read_json(const std::string& path);
 
 // Lower-case hex SHA-256 of a file's bytes (OpenSSL).
 std::string sha256_file(const std::string& path);

@@ -12,23 +12,12 @@
 // Outputs: summary.json: {<reading>: {<claim id>: cell}, "gaussian": {...},
 //          "table": [rows]}, claims.csv (reading index, claim, verdict code
 //          0 holds / 1 weak / 2 does not hold, value, se).
-#include <fstream>
 
 #include "lib/claims/claims.h"
 #include "lib/core/io.h"
 #include "lib/core/stage.h"
 
 using namespace potts;
-
-static nlohmann::json read_json(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw StageError(path + ": cannot open");
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const std::exception& e) {
-    throw StageError(path + ": not valid JSON (" + e.what() + ")");
-  }
-}
 
 int main(int argc, char** argv) {
   return run_stage("claims", "Judges the paper's claims on each reading of the data regime", argc, argv, [](Stage& st) {

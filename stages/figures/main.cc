@@ -59,13 +59,20 @@ std::pair<std::string, std::string> split_key(const std::string& key) {
 }
 
 // Inputs whose stage key matches `key_pattern` and file name `file_pattern`.
-std::vector<std::pair<std::string, std::string>> find_inputs(const Stage& st, const std::string& key_pattern,
-                                                             const std::string& file_pattern) {
+std::vector<std::pair<std::string, std::string>> matching_inputs(const Stage& st, const std::string& key_pattern,
+                                                                 const std::string& file_pattern) {
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& [key, path] : st.inputs()) {
     auto [k, f] = split_key(key);
     if (provenance::matches(key_pattern, k) && provenance::matches(file_pattern, f)) out.push_back({key, path});
   }
+  return out;
+}
+
+// As matching_inputs, but at least one input must match.
+std::vector<std::pair<std::string, std::string>> find_inputs(const Stage& st, const std::string& key_pattern,
+                                                             const std::string& file_pattern) {
+  auto out = matching_inputs(st, key_pattern, file_pattern);
   if (out.empty()) {
     std::string have;
     for (const auto& [key, path] : st.inputs()) have += " " + key;
@@ -251,12 +258,7 @@ Series read_series(const Stage& st, Config c) {
   std::vector<double> xs, ys, es;
   // An optional series may also lack its input altogether (e.g. the refined
   // peak of figure 3 right, computed at paper scale only).
-  bool present = !s.optional;
-  for (const auto& [k, path] : st.inputs()) {
-    const auto kf = split_key(k);
-    present = present || (provenance::matches(key, kf.first) && provenance::matches(file, kf.second));
-  }
-  if (!present) {
+  if (s.optional && matching_inputs(st, key, file).empty()) {
     c.finish();
     return s;
   }

@@ -16,21 +16,11 @@
 // choose): SGD sometimes stalls at a poor stationary point for a > 0, and the
 // mean over seeds then mixes converged and stalled runs.
 #include <cmath>
-#include <fstream>
 
 #include "lib/core/stage.h"
+#include "lib/core/stats.h"
 
 using namespace potts;
-
-static nlohmann::json read_json(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw StageError(path + ": cannot open");
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const std::exception& e) {
-    throw StageError(path + ": not valid JSON (" + e.what() + ")");
-  }
-}
 
 static double json_number(const nlohmann::json& j, const std::string& key, const std::string& path) {
   if (!j.contains(key) || !j[key].is_number()) throw StageError(path + ": key '" + key + "' missing or not a number");
@@ -78,12 +68,8 @@ int main(int argc, char** argv) {
                       c.at("optimal_test_loss")[r], c.at("reconstruction_error")[r], c.at("lr")[r]});
       }
       // Mean and standard error of the mean over seeds (sample sd, n - 1).
-      const double n = double(losses.size());
-      double mean = 0.0, ss = 0.0;
-      for (double x : losses) mean += x;
-      mean /= n;
-      for (double x : losses) ss += (x - mean) * (x - mean);
-      const double stderr_ = std::sqrt(ss / (n - 1.0) / n);
+      const MeanSe m = mean_se(losses);
+      const double n = double(m.n), mean = m.mean, stderr_ = m.se;
       // The restart with the lowest training loss (first one on ties).
       std::size_t best = 0;
       for (std::size_t r = 1; r < losses.size(); ++r)

@@ -15,7 +15,6 @@
 //          means and standard errors, stall count and fraction, the restart
 //          with the lowest training loss).
 #include <cmath>
-#include <fstream>
 #include <limits>
 
 #include "lib/core/stage.h"
@@ -24,16 +23,6 @@
 using namespace potts;
 
 namespace {
-
-nlohmann::json read_json(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw StageError(path + ": cannot open");
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const std::exception& e) {
-    throw StageError(path + ": not valid JSON (" + e.what() + ")");
-  }
-}
 
 double finite_number(const nlohmann::json& j, const std::string& key, const std::string& path) {
   if (!j.contains(key) || !j[key].is_number()) throw StageError(path + ": key '" + key + "' missing or not a number");
