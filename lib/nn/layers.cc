@@ -14,7 +14,7 @@ namespace nn {
 // loader picks one for the CPU). Without FMA contraction or reassociation,
 // both run the same IEEE operations per element in the same order: the same
 // bits on every machine. POTTS_NN_BASELINE_ONLY builds the baseline alone
-// (tests/nn:same_bits_test compares the two builds).
+// (lib/nn:same_bits_test compares the two builds).
 #ifdef POTTS_NN_BASELINE_ONLY
 #define POTTS_NN_KERNEL
 #else
@@ -100,8 +100,8 @@ POTTS_NN_KERNEL void exp_nonpositive(float* x, arma::uword n) {
 // machines. These kernels vectorise ACROSS output rows (one independent sum
 // per vector lane) and block rows, columns and p without ever regrouping a
 // sum: any blocking, vector width or clone (AVX2, baseline SSE2) gives the
-// bits of the loop above. tests/nn:gemm_test checks that bit for bit,
-// tests/nn:same_bits_test the two builds against each other.
+// bits of the loop above. lib/nn:gemm_test checks that bit for bit,
+// lib/nn:same_bits_test the two builds against each other.
 //
 // Register blocking: a tile of MV 32-byte vectors (plus HV = 0 or 1 16-byte
 // half, so that 20 floats need no padding) of rows by NR columns of C stays

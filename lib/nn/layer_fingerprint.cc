@@ -3,7 +3,7 @@
 // case, at a small and at the training batch size, and gemm at the training
 // shapes) on fixed inputs. Built twice, against the default library (AVX2
 // clones picked on an AVX2 machine) and against the baseline-only build;
-// tests/nn:same_bits_test requires the same fingerprint from both.
+// lib/nn:same_bits_test requires the same fingerprint from both.
 #include <cstdio>
 #include <string>
 

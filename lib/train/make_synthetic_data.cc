@@ -6,7 +6,7 @@
 #include <string>
 
 #include "lib/core/io.h"
-#include "tests/train/synthetic.h"
+#include "lib/train/synthetic.h"
 
 int main(int argc, char** argv) {
   using namespace potts;

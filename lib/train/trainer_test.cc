@@ -1,5 +1,5 @@
 // Unit tests of the training loop (lib/train) on synthetic Potts data from a
-// plain Gibbs sampler (tests/train/synthetic.h), independent of the sample
+// plain Gibbs sampler (lib/train/synthetic.h), independent of the sample
 // stage: learning-rate schedule, determinism, option checks, divergence
 // handling, and that both optimisers learn.
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 #include "lib/nn/factored_attention.h"
 #include "lib/nn/transformer.h"
 #include "lib/train/trainer.h"
-#include "tests/train/synthetic.h"
+#include "lib/train/synthetic.h"
 
 namespace potts {
 namespace train {
