@@ -80,9 +80,6 @@ PeakPosition bootstrap_peak(const std::vector<double>& M, const std::vector<doub
   std::vector<std::vector<double>> by_m(grid.size());
   for (std::size_t r = 0; r < M.size(); ++r)
     by_m[std::lower_bound(grid.begin(), grid.end(), M[r]) - grid.begin()].push_back(test_loss[r]);
-  auto argmax = [&](const std::vector<double>& means) {
-    return std::size_t(std::max_element(means.begin(), means.end()) - means.begin());
-  };
   std::vector<double> means(grid.size());
   for (std::size_t k = 0; k < grid.size(); ++k) means[k] = mean_se(by_m[k]).mean;
   const std::size_t observed = argmax(means);

@@ -28,5 +28,13 @@ TEST(MeanSe, OneValueHasNoStandardError) {
   EXPECT_TRUE(std::isnan(mean_se({}).mean));
 }
 
+TEST(Argmax, FindsThePeakAndTheFirstOfTies) {
+  EXPECT_EQ(argmax({1.0, 3.0, 2.0}), 1u);
+  EXPECT_EQ(argmax({5.0, 1.0, 2.0}), 0u);
+  EXPECT_EQ(argmax({1.0, 2.0, 7.0}), 2u);
+  EXPECT_EQ(argmax({2.0, 4.0, 4.0, 1.0}), 1u);  // ties: the smallest alpha
+  EXPECT_THROW(argmax({}), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace potts

@@ -111,7 +111,7 @@ Overlaps generalisation_loss(const MaskedTeacher& t, const arma::vec& w_hat) {
   arma::vec Om_w = Om * w_hat;
   o.m = arma::dot(t.teacher_w, Om_w);
   o.q = arma::dot(w_hat, Om_w);
-  o.eps_g = t.noise_sigma2 + o.rho - 2 * o.m + o.q;  // eq. 7
+  o.eps_g = generalisation_error(t.noise_sigma2, o.rho, o.m, o.q);  // eq. 7
   return o;
 }
 

@@ -53,7 +53,9 @@ arma::mat sample_gaussian(const arma::mat& factor_C, arma::uword n, Rng& rng);
 // (Moore–Penrose) solution X⁺y; it needs X of full rank.
 arma::vec ridge(const arma::mat& X, const arma::vec& y, double lambda);
 
-// Eq. 7: ε_g = E(y - ŵ·x)² = σ² + ρ - 2m + q,  m = w*ᵀΩŵ,  q = ŵᵀΩŵ.
+// Eq. 7: ε_g = E(y - ŵ·x)² = σ² + ρ - 2m + q,  m = w*ᵀΩŵ,  q = ŵᵀΩŵ: the
+// one definition, used by the simulation here and by the replica theory.
+inline double generalisation_error(double sigma2, double rho, double m, double q) { return sigma2 + rho - 2 * m + q; }
 struct Overlaps {
   double rho = 0, m = 0, q = 0, eps_g = 0;
 };

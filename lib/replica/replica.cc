@@ -1,4 +1,5 @@
 #include "lib/replica/replica.h"
+#include "lib/gaussian/gaussian.h"
 
 #include <algorithm>
 #include <cmath>
@@ -59,7 +60,7 @@ SaddlePoint solve_saddle_point(const Spectrum& s, double alpha, double lambda, c
   for (long it = 1; it <= opt.max_iterations; ++it) {
     // Conjugate (hat) variables from the current order parameters.
     const double V_hat = n / (1 + V), m_hat = V_hat;
-    const double q_hat = n * (s.sigma2 + s.rho - 2 * m + q) / ((1 + V) * (1 + V));
+    const double q_hat = n * gaussian::generalisation_error(s.sigma2, s.rho, m, q) / ((1 + V) * (1 + V));
     // Order parameters from the hats.
     const arma::vec den = lambda + V_hat * w;
     const double V_new = arma::sum(w / den);
@@ -101,7 +102,7 @@ SaddlePoint solve_saddle_point(const Spectrum& s, double alpha, double lambda, c
                        " (last relative residual " + num(d) + ", damping " + num(eta) + ")");
   }
   // Eq. 7 at the converged order parameters.
-  r.eps_g = s.sigma2 + s.rho - 2 * r.m + r.q;
+  r.eps_g = gaussian::generalisation_error(s.sigma2, s.rho, r.m, r.q);
   return r;
 }
 

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "lib/core/stage.h"
+#include "lib/core/stats.h"
 #include "lib/gaussian/gaussian.h"
 
 using namespace potts;
@@ -68,7 +69,7 @@ int main(int argc, char** argv) {
     nlohmann::json s = model;  // D, Delta, lambda, sigma2, masked index, grid, ...
     s["model_seed"] = model.at("seed");
     s.erase("seed");
-    size_t peak = std::max_element(means.begin(), means.end()) - means.begin();
+    const size_t peak = argmax(means);
     s["peak_alpha"] = alphas[peak];
     s["peak_eps_g_mean"] = means[peak];
     try {

@@ -11,6 +11,7 @@
 #include <map>
 
 #include "lib/core/stage.h"
+#include "lib/core/stats.h"
 
 using namespace potts;
 
@@ -46,7 +47,7 @@ int main(int argc, char** argv) {
                     "converged_fraction", "optimal_test_loss"});
     nlohmann::json points = nlohmann::json::array();
     int not_converged = 0;
-    double peak_mean = -1, peak_alpha = 0, peak_se = 0;
+    std::vector<double> means, ses, alphas;
     for (int M : grid) {
       std::vector<double> x;
       double tr = 0, er = 0, conv = 0;
@@ -69,7 +70,7 @@ int main(int argc, char** argv) {
       not_converged += int(n - conv);
       curve.row({M / L, double(M), mean, se, n, tr / n, er / n, conv / n, eps_star});
       points.push_back({{"M", M}, {"alpha", M / L}, {"test_loss_mean", mean}, {"test_loss_se", se}});
-      if (mean > peak_mean) peak_mean = mean, peak_alpha = M / L, peak_se = se;
+      means.push_back(mean), ses.push_back(se), alphas.push_back(M / L);
     }
     if (rows.size() != grid.size() * size_t(R))
       throw StageError("merge: the chunks hold realisations outside the plan's grid");
@@ -83,7 +84,8 @@ int main(int argc, char** argv) {
     s["estimator"] = plan.at("estimator");
     s["realisations"] = R;
     s["points"] = points;
-    s["peak"] = {{"alpha", peak_alpha}, {"test_loss_mean", peak_mean}, {"test_loss_se", peak_se}};
+    const std::size_t peak = argmax(means);
+    s["peak"] = {{"alpha", alphas[peak]}, {"test_loss_mean", means[peak]}, {"test_loss_se", ses[peak]}};
     s["smallest_M"] = points.front();
     s["largest_M"] = points.back();
     s["largest_M_gap"] = points.back()["test_loss_mean"].get<double>() - eps_star;

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "lib/core/stage.h"
+#include "lib/core/stats.h"
 #include "lib/gaussian/gaussian.h"
 #include "lib/replica/replica.h"
 
@@ -75,7 +76,7 @@ int main(int argc, char** argv) {
     s["tolerance"] = opt.tolerance;
     s["iterations_total"] = total_iterations;
     s["iterations_max"] = max_iterations_used;
-    const size_t peak = std::max_element(eps.begin(), eps.end()) - eps.begin();
+    const size_t peak = argmax(eps);
     s["peak_alpha"] = alphas[peak];
     s["peak_eps_g"] = eps[peak];
     try {
