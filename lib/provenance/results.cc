@@ -246,9 +246,11 @@ nlohmann::json provenance_chain(const nlohmann::json& record) {
 }
 
 // The manifest's entry for a file of `target` at `path`, from its record.
-static nlohmann::json manifest_entry(const std::string& target, const nlohmann::json* record, const std::string& path) {
+// `sha256`, if given, is the file's hash, already computed.
+static nlohmann::json manifest_entry(const std::string& target, const nlohmann::json* record, const std::string& path,
+                                     const std::string& sha256 = "") {
   nlohmann::json m;
-  m["sha256"] = sha256_file(path);
+  m["sha256"] = sha256.empty() ? sha256_file(path) : sha256;
   m["bytes"] = static_cast<std::uint64_t>(fs::file_size(path));
   m["target"] = target;
   if (record) {
@@ -289,9 +291,10 @@ nlohmann::json collect_results(const std::vector<IndexEntry>& index, const std::
   const std::string parent = fs::path(dest).parent_path().string(), name = fs::path(dest).filename().string();
   const std::string fresh = parent + "/." + name + ".new", aside = parent + "/." + name + ".old";
   std::error_code ec;
-  if (!fs::is_directory(parent, ec))
-    throw StageError(dest + ": cannot collect here: " + parent + " is not a directory" +
-                     (fs::exists(parent, ec) ? "" : " (it does not exist)"));
+  if (fs::exists(parent, ec) && !fs::is_directory(parent, ec))
+    throw StageError(dest + ": cannot collect here: " + parent + " is not a directory");
+  fs::create_directories(parent, ec);
+  if (ec) throw StageError(dest + ": cannot collect here: cannot create " + parent + ": " + ec.message());
   // One collector at a time per destination.
   const int lock = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (lock < 0) throw StageError(parent + ": cannot open: " + errno_text());
@@ -507,7 +510,7 @@ std::vector<std::string> audit_results(const std::string& dir) {
     }
     const std::string rec = m["provenance_record"].get<std::string>();
     if (!files.contains(rec)) {
-      problems.push_back(rel + ": its provenance record " + rec + " is not in results/");
+      problems.push_back(rel + ": its provenance record " + rec + " (as MANIFEST.json names it) is not in results/");
       continue;
     }
     auto r = records.find(rec);
@@ -546,7 +549,7 @@ std::vector<std::string> audit_results(const std::string& dir) {
     const nlohmann::json* record = r == by_target.end() ? nullptr : r->second;
     nlohmann::json want;
     try {
-      want = manifest_entry(target, record, dir + "/" + rel);
+      want = manifest_entry(target, record, dir + "/" + rel, m.value("sha256", std::string()));  // intact: checked
     } catch (const std::exception& e) {
       problems.push_back(rel + ": MANIFEST.json entry: " + e.what());
       continue;
