@@ -1,6 +1,8 @@
 // //paper:all (and the test collections): copies what an index lists from
-// the runfiles into results/, atomically, then writes results/MANIFEST.json,
-// and prints the wall time of every stage from its provenance record.
+// the runfiles into a new tree with its MANIFEST.json and swaps it in for
+// results/ whole (lib/provenance/results.h), and prints the wall time of
+// every stage from its provenance record. Interrupted at any point, results/
+// is wholly old or wholly new; errors name the file and the reason.
 //
 //   collect INDEX.json [--dest DIR]
 // Without --dest the destination is results/ in the source tree, found from
@@ -39,7 +41,10 @@ int main(int argc, char** argv) {
     dest = std::string(ws) + "/results";
   }
   try {
-    auto manifest = provenance::collect_results(provenance::read_index(index_path), ".", dest);
+    // The index also lists each stage's config, tool and source files: the
+    // manifest records the code fingerprints from them.
+    auto manifest = provenance::collect_results(provenance::read_index(index_path), ".", dest,
+                                                provenance::read_fingerprints(index_path));
     std::printf("%-48s %12s\n", "stage (provenance record)", "wall s");
     double total = 0;
     for (const auto& [rel, m] : manifest["files"].items()) {

@@ -2,7 +2,7 @@
 what results/ holds, and the collector that copies it there."""
 
 load("@rules_cc//cc:defs.bzl", "cc_binary")
-load("//paper:results.bzl", "only_files", "results_index")
+load("//paper:results.bzl", "only_files", "results_index", "stage_fingerprints")
 load("//tools:stage.bzl", "stage")
 
 load("//paper:readings.bzl", "PAPER_SEEDS", "READINGS")
@@ -82,6 +82,10 @@ def paper_targets(scale, collector):
     )
     index[":%s_md" % scale] = "paper.md"
     results_index(name = scale + "_index", targets = index, tags = tags)
+
+    # What every stage of the DAG is made of (configs, seeds, source inputs,
+    # code), for the stale check; builds no stage, so not manual.
+    stage_fingerprints(name = scale + "_fingerprints", targets = index.keys())
     cc_binary(
         name = collector,
         srcs = ["collect.cc"],

@@ -153,7 +153,11 @@ FactoredFit fit_factored_attention_from(const nn::SequenceSet& train, arma::uwor
     return objective(arma::reshape(x.head(L * L), L, L), arma::reshape(x.tail(C * C), C, C), &g);
   };
   FactoredFit fit;
-  fit.optimiser = lbfgs_minimize(f, arma::join_cols(arma::vectorise(A0), arma::vectorise(V0)), o.lbfgs);
+  try {
+    fit.optimiser = lbfgs_minimize(f, arma::join_cols(arma::vectorise(A0), arma::vectorise(V0)), o.lbfgs);
+  } catch (const StageError& e) {
+    throw StageError(std::string("factored fit (from a given start): ") + e.what());
+  }
   fit.A = arma::reshape(fit.optimiser.x.head(L * L), L, L);
   fit.V = arma::reshape(fit.optimiser.x.tail(C * C), C, C);
   fit.objective = fit.optimiser.value;

@@ -1,6 +1,15 @@
 #include "lib/provenance/results.h"
 
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -55,9 +64,94 @@ bool generated_path(const std::string& path) {
   return path.rfind("bazel-out/", 0) == 0 || path.find("/bazel-out/") != std::string::npos;
 }
 
-void copy_atomic(const std::string& from, const std::string& to) {
-  fs::create_directories(fs::path(to).parent_path());
-  write_text_atomic(to, read_text(from));
+const char* kAbout =
+    "Every file of results/ with its SHA-256, the Bazel target that made it, that stage's configuration "
+    "and seed, and the chain of provenance records back to the first stage. Check with "
+    "`tools/bazel test //paper:audit`.";
+
+std::string errno_text() { return std::strerror(errno); }
+
+// Fault injection for tests, compiled in always: POTTS_COLLECT_KILL_AT=N
+// makes the collector SIGKILL itself at its N-th checkpoint;
+// POTTS_COLLECT_TRACE=1 prints every checkpoint to stderr.
+class Checkpoints {
+ public:
+  Checkpoints() {
+    if (const char* k = std::getenv("POTTS_COLLECT_KILL_AT")) kill_at_ = std::atoi(k);
+    trace_ = std::getenv("POTTS_COLLECT_TRACE") != nullptr;
+  }
+  void operator()(const std::string& what) {
+    ++n_;
+    if (trace_) std::fprintf(stderr, "collect: checkpoint %d: %s\n", n_, what.c_str());
+    if (n_ == kill_at_) ::raise(SIGKILL);
+  }
+
+ private:
+  int kill_at_ = 0, n_ = 0;
+  bool trace_ = false;
+};
+
+// Writes bytes to path and fsyncs it; errors name `shown` (where the file is
+// going) and the system's reason.
+void write_durable(const std::string& path, const std::string& bytes, const std::string& shown) {
+  std::error_code ec;
+  fs::create_directories(fs::path(path).parent_path(), ec);
+  if (ec) throw StageError(shown + ": cannot create directory " + fs::path(path).parent_path().string() + ": " + ec.message());
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw StageError(shown + ": cannot create " + path + ": " + errno_text());
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t w = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      const std::string why = w < 0 ? errno_text() : "no progress";
+      ::close(fd);
+      throw StageError(shown + ": write failed after " + std::to_string(done) + " of " + std::to_string(bytes.size()) +
+                       " bytes (" + path + "): " + why);
+    }
+    done += std::size_t(w);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) throw StageError(shown + ": cannot flush " + path + ": " + errno_text());
+}
+
+void fsync_dir(const std::string& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  ::fsync(fd);
+  ::close(fd);
+}
+
+// Atomically exchanges two directories (Linux renameat2 RENAME_EXCHANGE).
+// False if the system or file system cannot, or POTTS_COLLECT_NO_EXCHANGE
+// is set (to test the fallback).
+bool exchange_dirs(const std::string& a, const std::string& b) {
+#if defined(__linux__) && defined(RENAME_EXCHANGE)
+  if (std::getenv("POTTS_COLLECT_NO_EXCHANGE")) return false;
+  if (::renameat2(AT_FDCWD, a.c_str(), AT_FDCWD, b.c_str(), RENAME_EXCHANGE) == 0) return true;
+  if (errno == EINVAL || errno == ENOSYS || errno == ENOTSUP) return false;
+  throw StageError("cannot swap " + a + " with " + b + ": " + errno_text());
+#else
+  (void)a, (void)b;
+  return false;
+#endif
+}
+
+void rename_or_throw(const std::string& from, const std::string& to) {
+  if (std::rename(from.c_str(), to.c_str()) != 0)
+    throw StageError("cannot rename " + from + " to " + to + ": " + errno_text());
+}
+
+// The files of the last collection, from dir/MANIFEST.json (empty if none).
+std::set<std::string> collected_files(const std::string& dir) {
+  std::set<std::string> out;
+  std::error_code ec;
+  if (!fs::exists(dir + "/" + kManifest, ec)) return out;
+  try {
+    auto m = nlohmann::json::parse(read_text(dir + "/" + kManifest));
+    for (const auto& [rel, e] : m.at("files").items()) out.insert(rel);
+  } catch (const std::exception&) {
+  }
+  return out;
 }
 
 void collect_chain(const nlohmann::json& record, nlohmann::json& out, std::set<std::string>& seen) {
@@ -151,9 +245,77 @@ nlohmann::json provenance_chain(const nlohmann::json& record) {
   return out;
 }
 
+// The manifest's entry for a file of `target` at `path`, from its record.
+// `sha256`, if given, is the file's hash, already computed.
+static nlohmann::json manifest_entry(const std::string& target, const nlohmann::json* record, const std::string& path,
+                                     const std::string& sha256 = "") {
+  nlohmann::json m;
+  m["sha256"] = sha256.empty() ? sha256_file(path) : sha256;
+  m["bytes"] = static_cast<std::uint64_t>(fs::file_size(path));
+  m["target"] = target;
+  if (record) {
+    m["provenance_record"] = "provenance/" + record_name(target);
+    m["stage"] = record->value("stage", std::string());
+    m["config_file"] = record->value("config_file", std::string());
+    m["config"] = record->value("config", nlohmann::json());
+    m["seed"] = record->value("seed", nlohmann::json());
+    m["code_version"] = record->value("code_version", std::string());
+    m["chain"] = provenance_chain(*record);
+  }
+  return m;
+}
+
+std::string code_fingerprint(const std::vector<std::string>& files, const std::string& root) {
+  std::vector<std::string> sorted = files;
+  std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  std::string lines;
+  for (const auto& f : sorted) lines += sha256_file(root + "/" + f) + "  " + f + "\n";
+  return sha256_text(lines);
+}
+
+nlohmann::json read_fingerprints(const std::string& path) {
+  nlohmann::json j = parse_file(path);
+  if (!j.contains("stages") || !j["stages"].is_object() || !j.contains("tools") || !j["tools"].is_object())
+    throw StageError(path + ": expected the objects \"stages\" and \"tools\" (written by //paper:results.bzl)");
+  return {{"stages", j["stages"]}, {"tools", j["tools"]}};
+}
+
 nlohmann::json collect_results(const std::vector<IndexEntry>& index, const std::string& src_root,
-                               const std::string& dest) {
-  fs::create_directories(dest);
+                               const std::string& dest_in, const nlohmann::json& fingerprints) {
+  Checkpoints checkpoint;
+  // The new tree is built beside dest and swapped in whole: an interrupted
+  // collection leaves dest as it was, or wholly new.
+  const fs::path dpath = fs::absolute(fs::path(dest_in)).lexically_normal();
+  const std::string dest = (dpath.has_filename() ? dpath : dpath.parent_path()).string();
+  const std::string parent = fs::path(dest).parent_path().string(), name = fs::path(dest).filename().string();
+  const std::string fresh = parent + "/." + name + ".new", aside = parent + "/." + name + ".old";
+  std::error_code ec;
+  if (fs::exists(parent, ec) && !fs::is_directory(parent, ec))
+    throw StageError(dest + ": cannot collect here: " + parent + " is not a directory");
+  fs::create_directories(parent, ec);
+  if (ec) throw StageError(dest + ": cannot collect here: cannot create " + parent + ": " + ec.message());
+  // One collector at a time per destination.
+  const int lock = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (lock < 0) throw StageError(parent + ": cannot open: " + errno_text());
+  struct Unlock {
+    int fd;
+    ~Unlock() { ::close(fd); }
+  } unlock{lock};
+  if (::flock(lock, LOCK_EX | LOCK_NB) != 0)
+    throw StageError(dest + ": another collection into it is running (lock on " + parent + ")");
+
+  // Recovery of an interrupted run: old tree set aside but the new one not
+  // yet in place -> put the old one back; any other leftover is garbage.
+  if (fs::exists(aside, ec) && !fs::exists(dest, ec)) {
+    rename_or_throw(aside, dest);
+    std::fprintf(stderr, "collect: restored %s from an interrupted collection\n", dest.c_str());
+  }
+  fs::remove_all(aside, ec);
+  fs::remove_all(fresh, ec);
+  if (ec) throw StageError("cannot remove the leftover " + fresh + ": " + ec.message());
+  checkpoint("recovered");
+
   // Records of the indexed stages, then every record embedded upstream.
   std::map<std::string, nlohmann::json> records;
   std::map<std::string, std::string> record_bytes;  // target -> record text as copied
@@ -179,38 +341,31 @@ nlohmann::json collect_results(const std::vector<IndexEntry>& index, const std::
     }
   }
 
-  nlohmann::json manifest;
-  manifest["about"] =
-      "Every file of results/ with its SHA-256, the Bazel target that made it, that stage's configuration "
-      "and seed, and the chain of provenance records back to the first stage. Check with "
-      "`tools/bazel test //paper:audit`.";
-  nlohmann::json files = nlohmann::json::object();
-  auto describe = [&](const std::string& target, const std::string& dest_rel) {
-    const std::string path = dest + "/" + dest_rel;
-    nlohmann::json m;
-    m["sha256"] = sha256_file(path);
-    m["bytes"] = static_cast<std::uint64_t>(fs::file_size(path));
-    m["target"] = target;
-    auto r = records.find(target);
-    if (r != records.end()) {
-      m["provenance_record"] = "provenance/" + record_name(target);
-      m["stage"] = r->second.value("stage", std::string());
-      m["config_file"] = r->second.value("config_file", std::string());
-      m["config"] = r->second.value("config", nlohmann::json());
-      m["seed"] = r->second.value("seed", nlohmann::json());
-      m["code_version"] = r->second.value("code_version", std::string());
-      m["chain"] = provenance_chain(r->second);
+  // On any error before the swap: drop the new tree, dest is untouched.
+  struct DropFresh {
+    const std::string& dir;
+    bool armed = true;
+    ~DropFresh() {
+      std::error_code e;
+      if (armed) fs::remove_all(dir, e);
     }
-    if (files.contains(dest_rel)) throw StageError("results/" + dest_rel + ": two targets write this file");
-    files[dest_rel] = m;
-  };
+  } drop_fresh{fresh};
+  if (!fs::create_directory(fresh, ec) || ec)
+    throw StageError(dest + ": cannot create the new tree " + fresh + " beside it: " +
+                     (ec ? ec.message() : std::string("exists")) + " (is " + parent + " writable?)");
+  checkpoint("new tree created");
 
-  for (const auto& [t, text] : record_bytes) {
-    const std::string rel = "provenance/" + record_name(t);
-    fs::create_directories(fs::path(dest + "/" + rel).parent_path());
-    write_text_atomic(dest + "/" + rel, text);
-    describe(t, rel);
-  }
+  nlohmann::json manifest;
+  manifest["about"] = kAbout;
+  nlohmann::json files = nlohmann::json::object();
+  auto put = [&](const std::string& target, const std::string& rel, const std::string& bytes) {
+    if (files.contains(rel)) throw StageError(dest + "/" + rel + ": two targets write this file");
+    write_durable(fresh + "/" + rel, bytes, dest + "/" + rel);
+    auto r = records.find(target);
+    files[rel] = manifest_entry(target, r == records.end() ? nullptr : &r->second, fresh + "/" + rel);
+    checkpoint("wrote " + rel);
+  };
+  for (const auto& [t, text] : record_bytes) put(t, "provenance/" + record_name(t), text);
   for (const auto& e : index) {
     for (const auto& f : e.files) {
       const std::string base = basename_of(f);
@@ -220,22 +375,65 @@ nlohmann::json collect_results(const std::vector<IndexEntry>& index, const std::
       if (!wanted) continue;
       auto r = records.find(e.target);
       const std::string stage = r == records.end() ? "" : r->second.value("stage", std::string());
-      const std::string rel = destination(e.target, stage, base);
-      copy_atomic(src_root + "/" + f, dest + "/" + rel);
-      describe(e.target, rel);
+      put(e.target, destination(e.target, stage, base), read_text(src_root + "/" + f));
     }
   }
-  // Remove what an earlier run left and this one does not list.
-  std::vector<fs::path> stale;
-  for (const auto& entry : fs::recursive_directory_iterator(dest)) {
-    if (!entry.is_regular_file()) continue;
-    const std::string rel = entry.path().lexically_relative(dest).generic_string();
-    if (rel == kManifest || rel == "BUILD" || files.contains(rel)) continue;
-    stale.push_back(entry.path());
-  }
-  for (const auto& p : stale) fs::remove(p);
   manifest["files"] = files;
-  write_text_atomic(dest + "/" + kManifest, manifest.dump(2) + "\n");
+
+  // The code each stage ran, as a fingerprint of its tool's source files
+  // (byte-stable across toolchains), for the stale check.
+  if (fingerprints.is_object() && fingerprints.contains("stages")) {
+    nlohmann::json code = nlohmann::json::object();
+    for (const auto& [t, r] : records) {
+      if (!fingerprints["stages"].contains(t)) continue;
+      const std::string tool = fingerprints["stages"][t].value("tool", std::string());
+      const auto srcs = fingerprints["tools"].value(tool, std::vector<std::string>{});
+      code[t] = {{"tool", tool}, {"code_sha256", code_fingerprint(srcs, src_root)}, {"code_files", srcs.size()}};
+    }
+    manifest["code"] = code;
+  }
+
+  // Files in dest that no collection made (results/BUILD, notes) are kept;
+  // what the last collection made and this one does not list goes.
+  const std::set<std::string> made_before = collected_files(dest);
+  if (fs::is_directory(dest, ec)) {
+    for (const auto& entry : fs::recursive_directory_iterator(dest)) {
+      if (!entry.is_regular_file()) continue;
+      const std::string rel = entry.path().lexically_relative(dest).generic_string();
+      if (rel == kManifest || made_before.count(rel) || files.contains(rel)) continue;
+      write_durable(fresh + "/" + rel, read_text(entry.path().string()), dest + "/" + rel);
+      checkpoint("kept " + rel);
+    }
+  }
+  write_durable(fresh + "/" + kManifest, manifest.dump(2) + "\n", dest + "/" + kManifest);
+  for (const auto& entry : fs::recursive_directory_iterator(fresh))
+    if (entry.is_directory()) fsync_dir(entry.path().string());
+  fsync_dir(fresh);
+  checkpoint("manifest written");
+
+  // The swap: one atomic exchange where the system has it; else the old tree
+  // aside, the new one in (recovered above if interrupted in between).
+  std::string old_tree = aside;
+  if (!fs::exists(dest, ec)) {
+    rename_or_throw(fresh, dest);
+  } else if (exchange_dirs(fresh, dest)) {
+    old_tree = fresh;  // the exchange left the old tree there
+  } else {
+    rename_or_throw(dest, aside);
+    checkpoint("old tree set aside");
+    if (std::rename(fresh.c_str(), dest.c_str()) != 0) {
+      const std::string why = errno_text();
+      std::rename(aside.c_str(), dest.c_str());
+      throw StageError("cannot rename " + fresh + " to " + dest + ": " + why + "; " + dest + " left as it was");
+    }
+  }
+  drop_fresh.armed = false;
+  fsync_dir(parent);
+  checkpoint("new tree in place");
+  fs::remove_all(old_tree, ec);
+  if (ec)
+    std::fprintf(stderr, "collect: warning: cannot remove the old tree %s: %s\n", old_tree.c_str(), ec.message().c_str());
+  checkpoint("old tree removed");
   return manifest;
 }
 
@@ -258,6 +456,15 @@ std::vector<std::string> audit_results(const std::string& dir) {
     return problems;
   }
   const auto& files = manifest["files"];
+  // The manifest itself: as the collector writes it, byte for byte (every
+  // field is checked below against the files and records it describes).
+  if (read_text(mpath) != manifest.dump(2) + "\n")
+    problems.push_back(std::string(kManifest) + ": not in the form the collector writes (edited by hand?)");
+  if (manifest.value("about", std::string()) != kAbout)
+    problems.push_back(std::string(kManifest) + ": its \"about\" text differs from the collector's");
+  for (const auto& [k, v] : manifest.items())
+    if (k != "about" && k != "files" && k != "code")
+      problems.push_back(std::string(kManifest) + ": unexpected key \"" + k + "\"");
 
   // 1. Every listed file exists with its hash.
   std::set<std::string> intact;
@@ -303,7 +510,7 @@ std::vector<std::string> audit_results(const std::string& dir) {
     }
     const std::string rec = m["provenance_record"].get<std::string>();
     if (!files.contains(rec)) {
-      problems.push_back(rel + ": its provenance record " + rec + " is not in results/");
+      problems.push_back(rel + ": its provenance record " + rec + " (as MANIFEST.json names it) is not in results/");
       continue;
     }
     auto r = records.find(rec);
@@ -328,6 +535,44 @@ std::vector<std::string> audit_results(const std::string& dir) {
       if (rel != rec && dest == rel && o.value("sha256", std::string()) != m["sha256"])
         problems.push_back(rel + ": differs from the output " + out + " recorded in " + rec);
     }
+  }
+
+  // 4b. Every field of a file's entry is what its record and the file give.
+  std::map<std::string, const nlohmann::json*> by_target;
+  for (const auto& [rec, r] : records) by_target[r.value("target", std::string())] = &r;
+  for (const auto& [rel, m] : files.items()) {
+    if (!intact.count(rel)) continue;
+    const std::string target = m.value("target", std::string());
+    const std::string rec = m.value("provenance_record", std::string());
+    if (!rec.empty() && !records.count(rec)) continue;  // reported above
+    auto r = by_target.find(target);
+    const nlohmann::json* record = r == by_target.end() ? nullptr : r->second;
+    nlohmann::json want;
+    try {
+      want = manifest_entry(target, record, dir + "/" + rel, m.value("sha256", std::string()));  // intact: checked
+    } catch (const std::exception& e) {
+      problems.push_back(rel + ": MANIFEST.json entry: " + e.what());
+      continue;
+    }
+    for (const auto& [k, v] : want.items())
+      if (!m.contains(k) || m[k] != v)
+        problems.push_back(rel + ": MANIFEST.json's \"" + k + "\" differs from what " +
+                           (record ? "its provenance record and " : std::string()) + "the file give");
+    for (const auto& [k, v] : m.items())
+      if (!want.contains(k)) problems.push_back(rel + ": MANIFEST.json has an unexpected key \"" + k + "\"");
+  }
+  // 4c. Code fingerprints (if recorded): one per stage of results/.
+  if (manifest.contains("code")) {
+    if (!manifest["code"].is_object()) problems.push_back(std::string(kManifest) + ": \"code\" is not an object");
+    else
+      for (const auto& [t, c] : manifest["code"].items()) {
+        const std::string h = c.is_object() ? c.value("code_sha256", std::string()) : "";
+        if (!by_target.count(t))
+          problems.push_back(std::string(kManifest) + ": code fingerprint of " + t + ", which has no record here");
+        if (!c.is_object() || h.size() != 64 || h.find_first_not_of("0123456789abcdef") != std::string::npos ||
+            !c.value("tool", nlohmann::json()).is_string() || !c.value("code_files", nlohmann::json()).is_number())
+          problems.push_back(std::string(kManifest) + ": code fingerprint of " + t + " is malformed");
+      }
   }
 
   // 5. Chains: every input a stage took from another stage has that stage's

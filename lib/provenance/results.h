@@ -2,7 +2,10 @@
 //
 // collect_results copies what the paper shows (figures, stage summaries,
 // curves, and every provenance record of the DAG) from Bazel's outputs into
-// results/, atomically file by file, and writes results/MANIFEST.json last.
+// a new tree beside results/ with its MANIFEST.json, then swaps it in whole
+// (renameat2 RENAME_EXCHANGE; elsewhere old tree aside, new in, with
+// recovery on the next run): killed at any point, results/ is wholly old or
+// wholly new.
 // For every file the manifest lists its SHA-256, the Bazel target that made
 // it, that stage's configuration and seed, and the chain of provenance
 // records back to the first stage (the sample stage for the Potts figures).
@@ -43,11 +46,24 @@ std::string destination(const std::string& target, const std::string& stage, con
 // Shell-style match with '*' only.
 bool matches(const std::string& pattern, const std::string& name);
 
-// Copies the indexed files from `src_root` into `dest` and writes
-// dest/MANIFEST.json; removes files in dest that the manifest no longer
-// lists (except a BUILD file). Returns the manifest.
+// Copies the indexed files from `src_root` into `dest` with
+// dest/MANIFEST.json, atomically as a whole. Files of dest that the last
+// collection made and this one does not are dropped; files no collection
+// made (results/BUILD) are kept. With `fingerprints` (read_fingerprints),
+// MANIFEST.json's "code" records each stage's code fingerprint. Errors
+// (unwritable or full destination) name the file and the reason, and leave
+// dest as it was. Returns the manifest.
 nlohmann::json collect_results(const std::vector<IndexEntry>& index, const std::string& src_root,
-                               const std::string& dest);
+                               const std::string& dest, const nlohmann::json& fingerprints = nullptr);
+
+// {"stages": {target: {"config", "seed", "tool", "sources"}}, "tools":
+// {tool: [source files]}} from an index or fingerprints file written by
+// //paper:results.bzl.
+nlohmann::json read_fingerprints(const std::string& path);
+
+// The code fingerprint of a tool: SHA-256 of the `sha256sum` listing
+// ("<sha256>  <path>\n", paths sorted) of its source files under root.
+std::string code_fingerprint(const std::vector<std::string>& files, const std::string& root);
 
 // Every problem found, one line each, naming the file; empty when the
 // directory is consistent with its manifest.

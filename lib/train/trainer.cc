@@ -120,7 +120,13 @@ TrainResult train_mlm(nn::MlmModel& model, const nn::SequenceSet& train, const n
     lo.max_iterations = o.lbfgs_iterations_per_epoch;
     lo.gradient_tolerance = 1e-9;
     for (int epoch = 1; epoch <= o.epochs; ++epoch) {
-      LbfgsResult r = lbfgs_minimize(f, x, lo);
+      LbfgsResult r;
+      try {
+        r = lbfgs_minimize(f, x, lo);
+      } catch (const StageError& e) {
+        throw StageError("training diverged in L-BFGS round (epoch) " + std::to_string(epoch) + ": " + e.what() +
+                         "; no result is written");
+      }
       x = r.x;
       nn::unpack_parameters(model, x);
       arma::vec g;

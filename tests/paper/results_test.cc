@@ -123,13 +123,30 @@ TEST(Collect, ManifestListsHashesTargetsConfigsAndChains) {
   EXPECT_TRUE(audit_results(d.results).empty()) << joined(audit_results(d.results));
 }
 
-TEST(Collect, RerunIsIdenticalAndRemovesStaleFiles) {
+// A rerun gives the same manifest; what the last collection made and this
+// one does not (a figure dropped from the index) goes; what no collection
+// made (results/BUILD, a note) stays.
+TEST(Collect, RerunIsIdenticalDropsWhatItNoLongerMakesKeepsTheRest) {
   Dag d = make_dag("rerun");
   const std::string before = read_text(d.results + "/MANIFEST.json");
-  write_text_atomic(d.results + "/figures/old.png", "stale");
+  write_text_atomic(d.results + "/BUILD", "filegroup(name = \"files\")\n");
+  write_text_atomic(d.results + "/figures/note.txt", "kept");
   collect_results(d.index, d.root, d.results);
   EXPECT_EQ(read_text(d.results + "/MANIFEST.json"), before);
-  EXPECT_FALSE(fs::exists(d.results + "/figures/old.png"));
+  EXPECT_EQ(read_text(d.results + "/BUILD"), "filegroup(name = \"files\")\n");
+  EXPECT_EQ(read_text(d.results + "/figures/note.txt"), "kept");
+  ASSERT_TRUE(fs::exists(d.results + "/figures/fig2a.png"));
+  auto index = d.index;
+  index.pop_back();  // no figure
+  collect_results(index, d.root, d.results);
+  EXPECT_FALSE(fs::exists(d.results + "/figures/fig2a.png"));
+  EXPECT_FALSE(fs::exists(d.results + "/provenance/figures.fig2a.json"));
+  EXPECT_TRUE(fs::exists(d.results + "/train/paper_factored/curves.csv"));
+  EXPECT_EQ(read_text(d.results + "/figures/note.txt"), "kept");
+  EXPECT_TRUE(fs::exists(d.results + "/BUILD"));
+  // No leftover beside it.
+  EXPECT_FALSE(fs::exists(d.root + "/.results.new"));
+  EXPECT_FALSE(fs::exists(d.root + "/.results.old"));
 }
 
 TEST(Audit, MissingManifestFailsWithInstructions) {

@@ -59,12 +59,13 @@ std::string make_results(const std::string& name) {
 }
 
 // Writes `text` to results/<rel> and, if `rehash`, gives MANIFEST.json its
-// new hash (so only the provenance check can see the change).
+// new hash and size (so only the provenance check can see the change).
 void replace(const std::string& results, const std::string& rel, const std::string& text, bool rehash) {
   write_text_atomic(results + "/" + rel, text);
   if (!rehash) return;
   json m = json::parse(read_text(results + "/MANIFEST.json"));
   m["files"][rel]["sha256"] = sha256_file(results + "/" + rel);
+  m["files"][rel]["bytes"] = text.size();
   write_text_atomic(results + "/MANIFEST.json", m.dump(2) + "\n");
 }
 
