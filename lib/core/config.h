@@ -3,6 +3,8 @@
 // Every read names its key; every failure names the file, the key and what
 // was expected. After reading, `finish()` rejects keys that were never read
 // (typos), so a misspelt key can never be silently ignored.
+//
+// Tested by //tests/core:core_test.
 #pragma once
 #include <cstdint>
 #include <limits>

@@ -4,6 +4,8 @@
 // "<path>.tmp.<pid>", is flushed, and is renamed over <path> only when
 // complete, so an interrupted stage never leaves a half-written result and
 // an existing result is never lost to a failed run.
+//
+// Tested by //tests/core:core_test, //tests/core:stage_test.
 #pragma once
 #include <functional>
 #include <map>

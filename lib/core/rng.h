@@ -5,6 +5,8 @@
 // independent streams need no coordination, so results never depend on the
 // number of threads. Normal deviates use Box-Muller written here, never
 // std::normal_distribution (whose output differs between standard libraries).
+//
+// Tested by //tests/core:core_test.
 #pragma once
 #include <cmath>
 #include <cstdint>

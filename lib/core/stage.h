@@ -1,7 +1,7 @@
 // The plumbing every stage binary shares.
 //
 // A stage is run by Bazel (tools/stage.bzl) as
-//   stage --target //pipeline:x --config c.json --seed N
+//   stage --target //stages/<stage>:<name> --config c.json --seed N
 //         --in key=path ... --out key=path ... --provenance p.json [--status f]
 // run_stage parses that (with --help), loads and validates the configuration,
 // calls the stage body, checks every declared output was written, and then
@@ -9,6 +9,8 @@
 // input and output, the upstream provenance records (the chain back to the
 // sample stage), code version, toolchain, wall time and thread count.
 // Errors reach the user as one line naming the file and the field.
+//
+// Tested by //tests/core:stage_test, //tests/core:stage_rule_test.
 #pragma once
 #include <chrono>
 #include <cstdint>

@@ -4,6 +4,9 @@
 // precision P = Δ·I - J̃ (J̃ a GOE matrix), the masked coordinate y = x_i is
 // regressed on the other D = L - 1 coordinates by ridge regression (eq. 6),
 // and the generalisation loss of any estimate ŵ is exact (eq. 7).
+//
+// Tested by //lib/gaussian:gaussian_test; against the theory,
+//  //stages/gaussian_sim:gaussian_science_test.
 #pragma once
 #include <cstdint>
 #include <string>

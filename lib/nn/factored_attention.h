@@ -7,6 +7,8 @@
 // With A = beta J and V = U this is the Potts conditional eq. 5 exactly, and
 // the cross-entropy summed over all positions is the (negative log)
 // pseudo-likelihood of the Potts model (Besag 1975).
+//
+// Tested by //lib/nn:nn_test.
 #pragma once
 #include <cstdint>
 

@@ -18,6 +18,9 @@
 // reference path, checked against finite differences) and float (the fast
 // path, checked against the double one). Both run the same operations in the
 // same order; only the rounding differs.
+//
+// Tested by //lib/nn:nn_test (finite differences), //lib/nn:gemm_test (bit for bit),
+//  //lib/nn:same_bits_test (clones).
 #pragma once
 #include <cmath>
 #include <vector>

@@ -13,6 +13,8 @@
 // A batch is a list of examples (sequence index, masked position); the
 // position kAllPositions asks for all L conditionals of that sequence (the
 // factored model does them in one pass).
+//
+// Tested by //lib/nn:nn_test, //lib/train:trainer_test.
 #pragma once
 #include <cstdint>
 #include <string>

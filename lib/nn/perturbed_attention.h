@@ -15,6 +15,8 @@
 //
 // As for factored attention, one pass computes all L masked conditionals of
 // a sequence. Shape letters: B sequences, L positions, C colours, d = L = C.
+//
+// Tested by //lib/nn:perturbed_attention_test.
 #pragma once
 #include <cstdint>
 #include <string>

@@ -22,6 +22,8 @@
 // potts::StageError. A trial step of the line search that gives a non-finite
 // value is treated as "too long" and shortened; if no finite point is found
 // along the search direction, StageError is thrown naming the iteration.
+//
+// Tested by //lib/optim:lbfgs_test.
 #pragma once
 #include <functional>
 #include <string>

@@ -18,6 +18,8 @@
 //             and split by its leading singular pair, A = sqrt(s) u, V = sqrt(s) v
 //             (sign fixed so that the trace of V is non-negative); restarts
 //             beyond the first use "random".
+//
+// Tested by //lib/plm:factored_fit_test.
 #pragma once
 #include <cstdint>
 #include <string>

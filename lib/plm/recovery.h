@@ -14,6 +14,8 @@
 // when its final training objective exceeds the lowest training objective
 // reached on the same data by any factored fit (random or plm start) by more
 // than `stall_tolerance` nats. J is never used to rank or select fits.
+//
+// Tested by //lib/plm:recovery_test.
 #pragma once
 #include <cstdint>
 #include <vector>

@@ -9,6 +9,8 @@
 // grid is cut into Bazel actions:
 //   subset:          Rng(seed, streams::kSubsets + (r << 16) + (M << 32))
 //   initialisation:  realisation_init_seed(seed, M, r) (+ restart index)
+//
+// Tested by //lib/plm:factored_fit_test; claim 5, //stages/potts_alpha:potts_alpha_science_test.
 #pragma once
 #include <cstdint>
 #include <string>

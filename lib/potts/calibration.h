@@ -25,6 +25,8 @@
 //     distance of a glassy chain jumps with beta), else where the grid fit,
 //     shifted by the observed offset, crosses the target. At most
 //     `max_production_runs` runs; then fail, naming every beta tried.
+//
+// Tested by //stages/sample:sample_stage_test.
 #pragma once
 #include <cstdint>
 #include <functional>

@@ -11,6 +11,8 @@
 //   * the mean Hamming distance of several independent chains (own random
 //     streams, random starts) at the production beta, and their spread.
 // Tested in lib/potts/diagnostics_test.cc.
+//
+// Tested by //lib/potts:diagnostics_test.
 #pragma once
 #include <cstdint>
 #include <string>

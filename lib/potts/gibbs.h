@@ -35,6 +35,8 @@
 // machine and library, within 2 ulp of exp), so the chain is exact up to
 // double rounding and depends on (seed, stream) only, not on the vector
 // width (an AVX2 and a baseline kernel give identical chains).
+//
+// Tested by //lib/potts:gibbs_test.
 #pragma once
 #include <cstdint>
 #include <vector>

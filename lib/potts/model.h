@@ -4,6 +4,8 @@
 //   p(s_i = a | s_\i) = softmax_a( beta sum_{j!=i} J_ij U[a, s_j] )   (eq. 5)
 //
 // Sequences are rows of an arma::imat (M x L) with colours 0..C-1.
+//
+// Tested by //lib/potts:model_test.
 #pragma once
 #include <cstdint>
 #include <string>

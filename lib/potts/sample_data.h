@@ -1,6 +1,8 @@
 // Reading the sample stage's outputs (model.h5, train.h5, test.h5), the one
 // place every downstream stage gets them from. Errors name the file and the
 // dataset.
+//
+// Tested by //stages/train:stage_bytes_test (through the stages that read the sample).
 #pragma once
 #include <string>
 

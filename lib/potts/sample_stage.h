@@ -9,6 +9,8 @@
 //                 (eps*, eq. 3 with eq. 5, on the test set), L, C, M_train,
 //                 M_test, colour_kind, sweeps, throughput, calibration record,
 //                 degeneracy diagnostics (lib/potts/diagnostics.h).
+//
+// Tested by //stages/sample:sample_stage_test.
 #pragma once
 #include <cstdint>
 #include <string>

@@ -9,6 +9,8 @@
 // .4g, .2e; default .4g), integers exactly, strings as they are. A
 // placeholder that names nothing is an error naming the line and the keys
 // that exist, so the paper never shows a stale or invented number.
+//
+// Tested by //tests/paper:results_test.
 #pragma once
 #include <map>
 #include <string>

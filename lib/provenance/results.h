@@ -15,6 +15,8 @@
 // every stage output matches the hash its provenance record gives, and every
 // chain is complete: each input a stage read from another stage has that
 // stage's record, and the record's hashes agree with what was consumed.
+//
+// Tested by //tests/paper:results_test, //tests/paper:fault_test, //tests/paper:tamper_test.
 #pragma once
 #include <string>
 #include <vector>

@@ -10,6 +10,8 @@
 // "code" (each stage's code fingerprint at collection, code_fingerprint()).
 // Everything compared is a hash of bytes in the tree, stable across
 // machines and toolchains: neither git commits nor binaries.
+//
+// Tested by //tests/paper:stale_test.
 #pragma once
 #include <string>
 #include <vector>

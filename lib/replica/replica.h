@@ -4,6 +4,9 @@
 // Everything depends on the data only through the spectrum of the feature
 // covariance Ω = Σ_k ω_k u_k u_kᵀ, the teacher components t_k = u_k·w*, the
 // noise σ², the number of samples n = αD and the ridge penalty λ.
+//
+// Tested by //lib/replica:replica_test; against the simulation,
+//  //stages/gaussian_sim:gaussian_science_test.
 #pragma once
 #include <string>
 

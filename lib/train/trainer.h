@@ -6,6 +6,8 @@
 // Per epoch it records the training loss, the test loss eps (eq. 3, every
 // position of every test sequence), the optimal eps* of the true model, and
 // the reconstruction error e_rec of the model's attention map against J.
+//
+// Tested by //lib/train:trainer_test, //stages/train:divergence_test.
 #pragma once
 #include <cstdint>
 #include <functional>
