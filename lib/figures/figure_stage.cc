@@ -1,0 +1,433 @@
+#include "lib/figures/figure_stage.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <sstream>
+
+#include "lib/core/io.h"
+#include "lib/figures/gnuplot.h"
+#include "lib/provenance/literate.h"
+#include "lib/provenance/results.h"
+
+namespace potts::figures {
+namespace {
+
+std::string basename_of(const std::string& path) {
+  auto slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// "sample/summary.json" -> {"sample", "summary.json"}.
+std::pair<std::string, std::string> split_key(const std::string& key) {
+  auto slash = key.find('/');
+  if (slash == std::string::npos) return {key, ""};
+  return {key.substr(0, slash), key.substr(slash + 1)};
+}
+
+// Inputs whose stage key matches `key_pattern` and file name `file_pattern`.
+std::vector<std::pair<std::string, std::string>> matching_inputs(const Stage& st, const std::string& key_pattern,
+                                                                 const std::string& file_pattern) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [key, path] : st.inputs()) {
+    auto [k, f] = split_key(key);
+    if (provenance::matches(key_pattern, k) && provenance::matches(file_pattern, f)) out.push_back({key, path});
+  }
+  return out;
+}
+
+// As matching_inputs, but at least one input must match.
+std::vector<std::pair<std::string, std::string>> find_inputs(const Stage& st, const std::string& key_pattern,
+                                                             const std::string& file_pattern) {
+  auto out = matching_inputs(st, key_pattern, file_pattern);
+  if (out.empty()) {
+    std::string have;
+    for (const auto& [key, path] : st.inputs()) have += " " + key;
+    throw StageError("figures: no input matches " + key_pattern + "/" + file_pattern + "; inputs:" + have);
+  }
+  return out;
+}
+
+// Summaries and provenance records of the upstream stages, for the caption.
+std::map<std::string, provenance::StageDocs> stage_docs(const Stage& st) {
+  std::map<std::string, provenance::StageDocs> docs;
+  for (const auto& [key, path] : st.inputs()) {
+    auto [k, f] = split_key(key);
+    if (f == "summary.json") docs[k].summary = nlohmann::json::parse(read_text(path));
+    if (f == "provenance.json") docs[k].provenance = nlohmann::json::parse(read_text(path));
+  }
+  return docs;
+}
+
+// Caption placeholders over arrays, which lib/provenance's placeholders
+// cannot show: {{key.path:list}} gives the elements joined by ", " (e.g. the
+// seeds a sweep averaged) and {{key.path:count}} their number. Resolved like
+// any placeholder (path into key's summary.json, or its provenance record
+// after "provenance."); one that names nothing or no array is an error. The
+// other placeholders are left to provenance::fill_placeholders.
+std::string expand_array_placeholders(const std::string& text, const std::map<std::string, provenance::StageDocs>& docs,
+                                      const std::string& origin) {
+  std::string out;
+  std::size_t pos = 0;
+  while (true) {
+    const auto open = text.find("{{", pos);
+    const auto close = open == std::string::npos ? open : text.find("}}", open);
+    if (close == std::string::npos) break;
+    const std::string body = text.substr(open + 2, close - open - 2);
+    const auto colon = body.rfind(':');
+    const std::string fmt = colon == std::string::npos ? "" : body.substr(colon + 1);
+    if (fmt != "list" && fmt != "count") {
+      out += text.substr(pos, close + 2 - pos);
+      pos = close + 2;
+      continue;
+    }
+    const std::string name = body.substr(0, colon);
+    const std::string where = origin + ": placeholder {{" + body + "}}";
+    const auto dot = name.find('.');
+    auto st = dot == std::string::npos ? docs.end() : docs.find(name.substr(0, dot));
+    if (st == docs.end()) throw StageError(where + ": expected {{stage.path:" + fmt + "}} naming an input stage");
+    std::string path = name.substr(dot + 1);
+    const nlohmann::json* j = &st->second.summary;
+    if (path.rfind("provenance.", 0) == 0) {
+      j = &st->second.provenance;
+      path = path.substr(11);
+    }
+    std::istringstream parts(path);
+    for (std::string part; std::getline(parts, part, '.');) {
+      if (j->is_array() && !part.empty() && part.find_first_not_of("0123456789") == std::string::npos &&
+          std::stoul(part) < j->size())
+        j = &(*j)[std::stoul(part)];
+      else if (j->is_object() && j->contains(part))
+        j = &(*j)[part];
+      else
+        throw StageError(where + ": no '" + part + "' in " + st->first + "'s summary or provenance record");
+    }
+    if (!j->is_array()) throw StageError(where + ": ':" + fmt + "' needs an array, found " + j->dump());
+    out += text.substr(pos, open - pos);
+    if (fmt == "count") {
+      out += std::to_string(j->size());
+    } else {
+      try {
+        for (std::size_t i = 0; i < j->size(); ++i) out += (i ? ", " : "") + provenance::format_value((*j)[i], "");
+      } catch (const StageError& e) {
+        throw StageError(where + ": " + e.what());
+      }
+    }
+    pos = close + 2;
+  }
+  return out + text.substr(pos);
+}
+
+// A value from an upstream summary: {"key": "sample", "field": "optimal_test_loss"}.
+double summary_number(const Stage& st, Config c, const std::string& what) {
+  const std::string key = c.string("key"), field = c.string("field");
+  c.finish();
+  const std::string path = st.input(key + "/summary.json");
+  nlohmann::json j = nlohmann::json::parse(read_text(path));
+  const nlohmann::json* v = &j;
+  std::size_t start = 0;
+  while (true) {
+    auto d = field.find('.', start);
+    const std::string part = field.substr(start, d == std::string::npos ? std::string::npos : d - start);
+    if (!v->is_object() || !v->contains(part))
+      throw StageError(path + ": " + what + " needs field '" + field + "', which is missing");
+    v = &(*v)[part];
+    if (d == std::string::npos) break;
+    start = d + 1;
+  }
+  if (!v->is_number()) throw StageError(path + ": field '" + field + "' is not a number");
+  return v->get<double>();
+}
+
+struct Series {
+  std::string title;
+  bool optional = false;  // may have no rows (e.g. a sweep with no identity-U points at quick scale)
+  std::vector<double> x, y, err, n;
+};
+
+std::string fmt(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.10g", v);
+  return buf;
+}
+
+// Reads one "xy" series from every matching CSV (a sweep split into many
+// actions contributes one file per action).
+Series read_series(const Stage& st, Config c) {
+  Series s;
+  s.title = c.string("title");
+  const std::string key = c.string("key"), file = c.string("file"), xcol = c.string("x"), ycol = c.string("y");
+  const std::string ecol = c.has("err") ? c.string("err") : "";
+  // "y_minus": a column of the same file subtracted from y row by row before
+  // any averaging (e.g. test_loss - optimal_test_loss: the gap to ε*).
+  const std::string mcol = c.has("y_minus") ? c.string("y_minus") : "";
+  const bool average = c.has("average") ? c.boolean("average") : ecol.empty();
+  s.optional = c.has("optional") && c.boolean("optional");
+  std::vector<double> xs, ys, es;
+  // An optional series may also lack its input altogether (e.g. the refined
+  // peak of figure 3 right, computed at paper scale only).
+  if (s.optional && matching_inputs(st, key, file).empty()) {
+    c.finish();
+    return s;
+  }
+  for (const auto& [k, path] : find_inputs(st, key, file)) {
+    auto t = read_csv(path);
+    for (const auto& col : {xcol, ycol, ecol, mcol}) {
+      if (col.empty()) continue;
+      if (!t.count(col)) {
+        std::string have;
+        for (const auto& [name, v] : t) have += " " + name;
+        throw StageError(path + ": no column '" + col + "' (series '" + s.title + "'); columns:" + have);
+      }
+    }
+    xs.insert(xs.end(), t[xcol].begin(), t[xcol].end());
+    for (std::size_t r = 0; r < t[ycol].size(); ++r) ys.push_back(t[ycol][r] - (mcol.empty() ? 0.0 : t[mcol][r]));
+    if (!ecol.empty()) es.insert(es.end(), t[ecol].begin(), t[ecol].end());
+  }
+  c.finish();
+  // Sort by x, stable so that equal x keep file order.
+  std::vector<std::size_t> order(xs.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return xs[a] < xs[b]; });
+  if (!average) {
+    for (auto i : order) {
+      s.x.push_back(xs[i]);
+      s.y.push_back(ys[i]);
+      s.err.push_back(es.empty() ? 0.0 : es[i]);
+      s.n.push_back(1);
+    }
+    return s;
+  }
+  // Mean and standard error (sample standard deviation / sqrt(n)) per x.
+  for (std::size_t a = 0; a < order.size();) {
+    std::size_t b = a;
+    double sum = 0;
+    while (b < order.size() && xs[order[b]] == xs[order[a]]) sum += ys[order[b++]];
+    const double n = double(b - a), mean = sum / n;
+    double ss = 0;
+    for (std::size_t i = a; i < b; ++i) ss += (ys[order[i]] - mean) * (ys[order[i]] - mean);
+    s.x.push_back(xs[order[a]]);
+    s.y.push_back(mean);
+    s.err.push_back(n > 1 ? std::sqrt(ss / (n - 1) / n) : 0.0);
+    s.n.push_back(n);
+    a = b;
+  }
+  return s;
+}
+
+struct Plot {
+  std::string data;                   // the .dat file
+  std::string vars;                   // gnuplot assignments
+  nlohmann::json summary = nlohmann::json::object();
+};
+
+Plot xy_figure(Stage& st, Config& cfg) {
+  Plot p;
+  double subtract = 0;
+  if (cfg.has("subtract")) {
+    subtract = summary_number(st, cfg.section("subtract"), "subtract");
+    p.summary["subtracted"] = subtract;
+  }
+  const bool positive_only = cfg.has("positive_only") && cfg.boolean("positive_only");
+  std::vector<std::string> titles;
+  // "series": {"1_theory": {...}, "2_simulation": {...}}: drawn in key order
+  // (the script refers to them as index 0, 1, ...).
+  Config list = cfg.section("series");
+  std::vector<std::string> ids;
+  for (const auto& [id, v] : list.json().items()) ids.push_back(id);
+  if (ids.empty()) throw StageError(cfg.origin() + ": 'series' must name at least one series");
+  nlohmann::json series_summary = nlohmann::json::array();
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    Series s = read_series(st, list.section(ids[i]));
+    std::ostringstream block;
+    block << "# series " << i << ": " << s.title << "\n# x y err n\n";
+    // The summary keeps what the text quotes: the last point and the
+    // extremes (e.g. where a curve peaks); the .dat file has every point.
+    nlohmann::json info = {{"title", s.title}, {"points", 0}};
+    auto point = [&](std::size_t k, double y) {
+      return nlohmann::json{{"x", s.x[k]}, {"y", y}, {"err", s.err[k]}, {"n", s.n[k]}};
+    };
+    std::size_t count = 0;
+    for (std::size_t k = 0; k < s.x.size(); ++k) {
+      const double y = s.y[k] - subtract;
+      if (positive_only && !(y > 0)) continue;  // log axis: drop points at or below zero
+      block << fmt(s.x[k]) << " " << fmt(y) << " " << fmt(s.err[k]) << " " << fmt(s.n[k]) << "\n";
+      if (!count || y < info["min"]["y"].get<double>()) info["min"] = point(k, y);
+      if (!count || y > info["max"]["y"].get<double>()) info["max"] = point(k, y);
+      if (!count) info["first"] = point(k, y);
+      info["last"] = point(k, y);
+      info["points"] = ++count;
+    }
+    if (!count && !s.optional) throw StageError(cfg.origin() + ": series '" + s.title + "' has no points to draw");
+    if (!count) block << "NaN NaN NaN 0\n";  // an empty block would shift gnuplot's index numbering
+    // A series with nothing drawn gets no key entry (gnuplot: title '').
+    titles.push_back(gp_string(count ? s.title : ""));
+    if (i) p.data += "\n\n";
+    p.data += block.str();
+    series_summary.push_back(info);
+  }
+  list.finish();
+  p.summary["series"] = series_summary;
+  p.vars += gp_array("titles", titles) + "n_series = " + std::to_string(titles.size()) + "; ";
+  double hline = NAN;
+  if (cfg.has("hline")) {
+    hline = summary_number(st, cfg.section("hline"), "hline");
+    p.summary["hline"] = hline;
+  }
+  p.vars += "hline = " + gp_number(hline) + "; has_hline = " + (std::isfinite(hline) ? "1" : "0") + "; ";
+  double coef = NAN;
+  if (cfg.has("power_law_coefficient")) {
+    coef = summary_number(st, cfg.section("power_law_coefficient"), "power_law_coefficient");
+    p.summary["power_law_coefficient"] = coef;
+  }
+  p.vars += "power_coef = " + gp_number(coef) + "; ";
+  return p;
+}
+
+// Off-diagonal inner product Σ_{i≠j} A_ij B_ij.
+double offdiag_dot(const arma::mat& a, const arma::mat& b) {
+  double s = 0;
+  for (arma::uword j = 0; j < a.n_cols; ++j)
+    for (arma::uword i = 0; i < a.n_rows; ++i)
+      if (i != j) s += a(i, j) * b(i, j);
+  return s;
+}
+
+std::string matrix_block(const arma::mat& m) {
+  std::string s;
+  for (arma::uword i = 0; i < m.n_rows; ++i) {
+    for (arma::uword j = 0; j < m.n_cols; ++j) s += (j ? " " : "") + fmt(m(i, j));
+    s += "\n";
+  }
+  return s;
+}
+
+Plot heatmap_figure(Stage& st, Config& cfg) {
+  Plot p;
+  Config jc = cfg.section("couplings");
+  const std::string jpath = st.input(jc.string("key") + "/" + jc.string("file"));
+  const arma::mat J = h5_read_matrix(jpath, jc.string("dataset"));
+  const std::string jtitle = jc.string("title");
+  jc.finish();
+  if (J.n_rows != J.n_cols) throw StageError(jpath + ": couplings are not square");
+  arma::mat Jshow = J;
+  Jshow.diag().zeros();
+  double cbmax = arma::abs(Jshow).max();
+  std::vector<arma::mat> shown{Jshow};
+  std::vector<std::string> titles{gp_string(jtitle)}, erec{"0.0"};
+  nlohmann::json maps = nlohmann::json::array();
+  // "maps": {"1_factored": {...}, ...}, drawn in key order after J.
+  Config list = cfg.section("maps");
+  std::vector<std::string> ids;
+  for (const auto& [id, v] : list.json().items()) ids.push_back(id);
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    Config c = list.section(ids[i]);
+    const std::string path = st.input(c.string("key") + "/" + c.string("file"));
+    const std::string ds = c.string("dataset"), title = c.string("title");
+    c.finish();
+    arma::mat A = h5_read_matrix(path, ds);
+    if (A.n_rows != J.n_rows || A.n_cols != J.n_cols)
+      throw StageError(path + ": dataset '" + ds + "' is " + std::to_string(A.n_rows) + "x" +
+                       std::to_string(A.n_cols) + ", expected the shape of J (" + std::to_string(J.n_rows) + "x" +
+                       std::to_string(J.n_cols) + ")");
+    // Least-squares scale c = <J, A> / <A, A> over i != j, and
+    // e_rec = 1 - <J, A>² / (<J, J> <A, A>) (paper/spec.md §2).
+    const double ja = offdiag_dot(J, A), aa = offdiag_dot(A, A), jj = offdiag_dot(J, J);
+    const double c_ls = aa > 0 ? ja / aa : 0.0;
+    const double e = aa > 0 ? 1.0 - ja * ja / (jj * aa) : 1.0;
+    arma::mat S = c_ls * A;
+    S.diag().zeros();
+    shown.push_back(S);
+    cbmax = std::max(cbmax, arma::abs(S).max());
+    titles.push_back(gp_string(title));
+    erec.push_back(gp_number(e));
+    maps.push_back({{"title", title}, {"scale_c", c_ls}, {"reconstruction_error", e}});
+  }
+  list.finish();
+  for (std::size_t i = 0; i < shown.size(); ++i) {
+    if (i) p.data += "\n\n";
+    p.data += "# map " + std::to_string(i) + "\n" + matrix_block(shown[i]);
+  }
+  p.summary["maps"] = maps;
+  p.summary["colour_range"] = cbmax;
+  p.vars += gp_array("titles", titles) + gp_array("erec", erec) + "n_maps = " + std::to_string(shown.size()) +
+            "; cbmax = " + gp_number(cbmax) + "; L = " + std::to_string(J.n_rows) + "; ";
+  return p;
+}
+
+}  // namespace
+
+void run_figure_stage(Stage& st) {
+  Config& cfg = st.config();
+  const std::string kind = cfg.choice("figure", {"xy", "heatmaps"});
+  const std::string caption_template = cfg.string("caption");
+  std::vector<double> size{5.0, 3.5};
+  if (cfg.has("size_inches")) size = cfg.numbers("size_inches", 1.0, 20.0);
+  if (size.size() != 2) throw StageError(cfg.origin() + ": size_inches must be [width, height]");
+  const double font_pt = cfg.has("font_pt") ? cfg.number("font_pt", 4, 30) : 9.0;
+  const double png_dpi = cfg.has("png_dpi") ? cfg.number("png_dpi", 50, 600) : 200.0;
+
+  // Which outputs: <name>.png, <name>.pdf, <name>.dat.
+  std::string png, pdf, dat;
+  for (const auto& [k, path] : st.outputs()) {
+    if (provenance::matches("*.png", k)) png = k;
+    if (provenance::matches("*.pdf", k)) pdf = k;
+    if (provenance::matches("*.dat", k)) dat = k;
+  }
+  if (png.empty() || pdf.empty() || dat.empty())
+    throw StageError("figures: declare outputs <name>.png, <name>.pdf and <name>.dat");
+  auto scripts = find_inputs(st, "script", "*.gp");
+  if (scripts.size() != 1) throw StageError("figures: expected one script/<name>.gp input");
+  const std::string script = scripts[0].second;
+
+  Plot p = kind == "xy" ? xy_figure(st, cfg) : heatmap_figure(st, cfg);
+  const auto docs = stage_docs(st);
+  const std::string caption = provenance::fill_placeholders(
+      expand_array_placeholders(caption_template, docs, cfg.origin() + " caption"), docs,
+      cfg.origin() + " caption");
+  write_text_atomic(st.output(dat), p.data);
+
+  // The caption sits under the plot in 6 pt type, wrapped to
+  // the figure's width; the scripts put the plot's bottom
+  // edge at plot_bottom and the caption's first line at
+  // caption_y (screen coordinates).
+  const auto lines = wrap(caption, static_cast<std::size_t>(size[0] * 15));
+  std::string wrapped;
+  for (std::size_t i = 0; i < lines.size(); ++i) wrapped += (i ? "\n" : "") + lines[i];
+  const double line_frac = 9.5 / (72.0 * size[1]);  // 6 pt type, cairo's line pitch
+  const double caption_y = 0.012 + (lines.size() - 0.5) * line_frac;
+  const double plot_bottom = caption_y + 0.5 * line_frac + 0.7 / size[1];
+  const std::string common = "datafile = " + gp_string(st.output(dat)) + "; caption = " +
+                             gp_dquoted(wrapped) + "; caption_y = " + gp_number(caption_y) +
+                             "; plot_bottom = " + gp_number(plot_bottom) + "; " + p.vars;
+  const std::string font = "font 'DejaVu Sans," + gp_number(font_pt) + "'";
+  const double px = png_dpi / 72.0;
+  char size_pdf[64], size_png[64];
+  std::snprintf(size_pdf, sizeof size_pdf, "size %.3fin,%.3fin", size[0], size[1]);
+  std::snprintf(size_png, sizeof size_png, "size %d,%d", int(size[0] * png_dpi),
+                int(size[1] * png_dpi));
+  // The PNG is the PDF page rasterised at png_dpi: pngcairo
+  // measures fonts in points at 72 dpi, so fonts and lines
+  // are scaled by dpi/72.
+  const std::string png_term = "set terminal pngcairo enhanced " + std::string(size_png) + " " +
+                               font + " fontscale " + gp_number(px) + " linewidth " +
+                               gp_number(px) + "; set output " + gp_string(st.output(png)) + "; ";
+  const std::string pdf_term = "set terminal pdfcairo enhanced " + std::string(size_pdf) + " " +
+                               font + "; set output " + gp_string(st.output(pdf)) + "; ";
+  for (const auto& term : {png_term, pdf_term})
+    run_gnuplot({"gnuplot", "-e", "set encoding utf8; " + common + term, script}, script);
+  fix_pdf_date(st.output(pdf));
+
+  nlohmann::json summary = p.summary;
+  summary["figure"] = basename_of(st.output(png)).substr(0, basename_of(st.output(png)).size() - 4);
+  summary["caption"] = caption;
+  summary["script"] = scripts[0].first;
+  // (The script's hash is in the provenance record; the summary
+  // stays the same when only the drawing changes.)
+  if (st.wants("summary.json")) st.write_summary(summary);
+}
+
+}  // namespace potts::figures
