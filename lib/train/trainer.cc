@@ -65,12 +65,6 @@ static void check_finite(double x, const char* what, int epoch) {
                      " at epoch " + std::to_string(epoch) + "; no result is written (lower lr0?)");
 }
 
-static double l2_norm2(nn::MlmModel& model) {
-  double s = 0.0;
-  for (auto& p : model.parameters()) s += arma::accu(arma::square(*p.value));
-  return s;
-}
-
 TrainResult train_mlm(nn::MlmModel& model, const nn::SequenceSet& train, const nn::SequenceSet& test,
                       const PottsModel& truth, const TrainOptions& o, std::uint64_t seed,
                       const std::function<void(const EpochRecord&)>& on_epoch) {

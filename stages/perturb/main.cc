@@ -28,9 +28,9 @@
 #include <memory>
 
 #include "lib/core/stage.h"
-#include "lib/potts/sample_data.h"
 #include "lib/nn/factored_attention.h"
 #include "lib/nn/perturbed_attention.h"
+#include "lib/train/mlm_stage.h"
 #include "lib/train/trainer.h"
 
 using namespace potts;
@@ -55,15 +55,11 @@ int main(int argc, char** argv) {
     cfg.finish();
 
     // --- data ---
-    const std::string model_path = st.input("sample/model.h5");
-    const std::string train_path = st.input("sample/train.h5"), test_path = st.input("sample/test.h5");
-    const SampleData data = read_sample_data(model_path, train_path, test_path);
-    const PottsModel& truth = data.truth;
-    const arma::imat &train_x = data.train, &test_x = data.test;
+    const train::MlmData data = train::read_mlm_data(st);
+    const PottsModel& truth = data.sample.truth;
     const arma::uword L = truth.L(), C = truth.C();
-    nn::require_perturbed_shapes(L, C, L, model_path + " (perturb stage, d = L)");
-    const nn::SequenceSet train = nn::to_sequence_set(train_x, C, train_path + " 'sequences'");
-    const nn::SequenceSet test = nn::to_sequence_set(test_x, C, test_path + " 'sequences'");
+    nn::require_perturbed_shapes(L, C, L, data.model_path + " (perturb stage, d = L)");
+    const nn::SequenceSet &train = data.train, &test = data.test;
 
     // --- model and training (lib/train, as for factored attention) ---
     // At a = 0 the perturbed model is factored attention (eq. 4): it is built
@@ -93,10 +89,7 @@ int main(int argc, char** argv) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
     // --- outputs (only after training succeeded) ---
-    CsvTable csv({"epoch", "train_loss", "test_loss", "optimal_test_loss", "reconstruction_error", "lr"});
-    for (const auto& r : res.curve)
-      csv.row({double(r.epoch), r.train_loss, r.test_loss, r.optimal_test_loss, r.reconstruction_error, r.lr});
-    csv.save(st.output("curves.csv"));
+    train::write_curves(st.output("curves.csv"), res);
 
     H5Writer h5;
     h5.matrix("W", *W);
@@ -104,30 +97,12 @@ int main(int argc, char** argv) {
     h5.matrix("couplings_J", truth.couplings_J);
     h5.save(st.output("params.h5"));
 
-    const train::EpochRecord& last = res.curve.back();
-    nlohmann::json s;
+    nlohmann::json s = train::run_summary(data, res, to);
     s["model"] = "perturbed";
     s["a"] = a;
     s["seed"] = st.seed();
-    s["L"] = L;
-    s["C"] = C;
-    s["train_sequences"] = train.M;
-    s["test_sequences"] = test.M;
-    s["beta"] = truth.beta;
-    s["final_train_loss"] = last.train_loss;
-    s["test_loss"] = last.test_loss;
-    s["optimal_test_loss"] = last.optimal_test_loss;
-    s["gap"] = last.test_loss - last.optimal_test_loss;
-    s["reconstruction_error"] = last.reconstruction_error;
-    s["epochs_run"] = last.epoch;
-    s["optimiser"] = to.optimiser;
-    s["epochs"] = to.epochs;
-    s["batch_size"] = to.batch_size;
-    s["lr0"] = to.lr0;
     s["lr0_factored"] = lr0_factored;
     s["lr_scaling"] = lr_scaling;
-    s["loss_normalisation"] = to.loss_normalisation;
-    s["l2"] = to.l2;
     s["init"] = {{"W", "N(0, init_std_W^2) off the diagonal, W_ii = 0"}, {"V", "N(0, init_std_V^2)"},
                  {"init_std_W", std_W}, {"init_std_V", std_V}};
     st.write_summary(s);
