@@ -201,10 +201,11 @@ TEST(Layers, AttentionMatchesDirectFormula) {
 }
 
 TEST(Layers, EmbeddingAndGatherGradients) {
-  const arma::uword d = 3, C = 4, L = 5, B = 2;
+  const arma::uword d = 3, C = 4, L = 5, B = 2;  // B sequences of L tokens
   Rng rng(6, 0);
   arma::mat W = gaussian(d, C + 1, rng), b = gaussian(d, 1, rng), PE = sinusoidal_positions(d, L);
   std::vector<int> tokens = {0, 4, 2, 2, 1, 3, 3, 0, 4, 1};
+  ASSERT_EQ(tokens.size(), B * L);
   std::vector<arma::uword> cols = {1, 7, 7};
   arma::mat R = gaussian(d, cols.size(), rng);
   auto f = [&] {
