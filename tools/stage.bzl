@@ -17,9 +17,15 @@ def _stage_impl(ctx):
     args.add("--config", ctx.file.config)
     args.add("--seed", str(ctx.attr.seed))
     # The volatile status file carries the code version; Bazel does not rerun
-    # actions when only volatile status changes, so stages stay cached.
-    args.add("--status", ctx.version_file)
-    inputs = [ctx.file.config, ctx.version_file]
+    # actions when only volatile status changes, so stages stay cached
+    # locally. A remote or disk cache keys on every input's digest, and that
+    # file changes with every build (BUILD_TIMESTAMP) and commit: cacheable
+    # builds (--define=stage_code_version=off, set by --config=shared-cache
+    # and --config=remote) leave it out.
+    inputs = [ctx.file.config]
+    if ctx.attr.record_code_version:
+        args.add("--status", ctx.version_file)
+        inputs.append(ctx.version_file)
     for dep, key in ctx.attr.inputs.items():
         for f in dep.files.to_list():
             args.add("--in", "%s/%s=%s" % (key, f.basename, f.path))
@@ -48,6 +54,7 @@ _stage = rule(
         "seed": attr.int(mandatory = True),
         "inputs": attr.label_keyed_string_dict(doc = "upstream stage -> key under which its files are passed"),
         "outs": attr.string_list(mandatory = True, doc = "output file names, e.g. summary.json"),
+        "record_code_version": attr.bool(default = True, doc = "pass the volatile workspace status (git commit)"),
     },
     doc = "Runs one seeded, deterministic, cached stage of the pipeline.",
 )
@@ -58,4 +65,12 @@ def stage(name, tags = [], **kwargs):
     depends on them explicitly and builds them."""
     if name.startswith("paper") and "manual" not in tags:
         tags = tags + ["manual"]
-    _stage(name = name, tags = tags, **kwargs)
+    _stage(
+        name = name,
+        tags = tags,
+        record_code_version = select({
+            "//tools:stage_code_version_off": False,
+            "//conditions:default": True,
+        }),
+        **kwargs
+    )
