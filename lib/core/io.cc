@@ -244,6 +244,15 @@ std::map<std::string, std::vector<double>> parse_csv(const std::string& text, co
   return out;
 }
 
+std::uint64_t csv_index(double x, std::uint64_t hi, const std::string& where) {
+  if (!(x >= 0 && x <= double(hi) && x == std::floor(x))) {
+    std::ostringstream os;
+    os << where << ": expected a whole number in 0.." << hi << ", got " << x;
+    throw StageError(os.str());
+  }
+  return std::uint64_t(x);
+}
+
 const std::vector<double>& csv_column(const std::map<std::string, std::vector<double>>& table,
                                       const std::string& path, const std::string& column) {
   auto it = table.find(column);

@@ -5,6 +5,7 @@
 // complete, so an interrupted stage never leaves a half-written result and
 // an existing result is never lost to a failed run.
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
@@ -74,6 +75,9 @@ class CsvTable {
 // and "inf" included: callers check ranges).
 std::map<std::string, std::vector<double>> read_csv(const std::string& path);
 std::map<std::string, std::vector<double>> parse_csv(const std::string& text, const std::string& path);
+// A table cell that must be a whole number in [0, hi] (an index, a count);
+// `where` names the file, line and column in the error.
+std::uint64_t csv_index(double x, std::uint64_t hi, const std::string& where);
 // Column `column` of a table read from `path`; error naming both if missing.
 const std::vector<double>& csv_column(const std::map<std::string, std::vector<double>>& table,
                                       const std::string& path, const std::string& column);
