@@ -95,8 +95,9 @@ void write_dataset(hid_t file, const std::string& name, const arma::Mat<T>& m, h
   H5Pset_obj_track_times(dcpl.id, 0);  // no timestamps: same data, same bytes
   H5Handle set{H5Dcreate2(file, name.c_str(), type, space.id, H5P_DEFAULT, dcpl.id, H5P_DEFAULT), H5Dclose};
   check(set.id, path + ": cannot create dataset '" + name + "'");
+  if (m.n_elem == 0) return;  // nothing to write (and no transpose of an empty matrix: see read_dataset)
   arma::Mat<T> rowmajor = m.t();  // HDF5 is row-major, Armadillo column-major
-  if (m.n_elem && H5Dwrite(set.id, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, rowmajor.memptr()) < 0)
+  if (H5Dwrite(set.id, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, rowmajor.memptr()) < 0)
     throw StageError(path + ": cannot write dataset '" + name + "'");
 }
 
@@ -138,7 +139,10 @@ arma::Mat<T> read_dataset(const std::string& path, const std::string& name, hid_
     throw StageError(path + ": dataset '" + name + "': shape " + std::to_string(dims[0]) + " x " +
                      std::to_string(dims[1]) + " needs more data than the file stores (truncated or corrupt)");
   arma::Mat<T> rowmajor(dims[1], dims[0]);
-  if (rowmajor.n_elem && H5Dread(set.id, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, rowmajor.memptr()) < 0)
+  // Empty: no data to read, and no transpose (Armadillo's transpose of a
+  // 1 x 0 matrix binds a reference to its null memory: undefined behaviour).
+  if (rowmajor.n_elem == 0) return arma::Mat<T>(dims[0], dims[1]);
+  if (H5Dread(set.id, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, rowmajor.memptr()) < 0)
     throw StageError(path + ": cannot read dataset '" + name + "'");
   return rowmajor.t();
 }
