@@ -143,7 +143,8 @@ class Mutator {
         if (v.is_array() || v.is_object()) v.clear();
         break;
       default:
-        if (v.is_number_integer()) v = v.get<std::int64_t>() + std::int64_t(below(5)) - 2;
+        // Wraps around at the int64 limits (unsigned arithmetic: no overflow).
+        if (v.is_number_integer()) v = std::int64_t(std::uint64_t(v.get<std::int64_t>()) + below(5) - 2);
         else if (v.is_number()) v = v.get<double>() * (chance(0.5) ? -1.0 : 1e6);
         else if (v.is_array() && !v.empty()) v.push_back(v[0]);
     }
