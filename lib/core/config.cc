@@ -21,7 +21,7 @@ Config Config::parse(const std::string& text, const std::string& origin) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // syntax, or a number out of double's range
     throw StageError(origin + ": not valid JSON (" + e.what() + ")");
   }
   if (!j.is_object()) throw StageError(origin + ": expected a JSON object at the top level");
@@ -67,6 +67,8 @@ double Config::number_open(const std::string& key, double lo, double hi) {
 std::int64_t Config::integer(const std::string& key, std::int64_t lo, std::int64_t hi) {
   const auto& v = at(key, "an integer");
   if (!v.is_number_integer()) fail(key, "expected an integer, got " + v.dump());
+  if (v.is_number_unsigned() && v.get<std::uint64_t>() > std::uint64_t(std::numeric_limits<std::int64_t>::max()))
+    fail(key, "value " + v.dump() + " out of range; too large for a 64-bit signed integer");
   std::int64_t x = v.get<std::int64_t>();
   if (x < lo || x > hi) {
     std::ostringstream os;
@@ -117,6 +119,8 @@ std::vector<std::int64_t> Config::integers(const std::string& key, std::int64_t 
   std::vector<std::int64_t> out;
   for (const auto& e : v) {
     if (!e.is_number_integer()) fail(key, "expected a list of integers, found element " + e.dump());
+    if (e.is_number_unsigned() && e.get<std::uint64_t>() > std::uint64_t(std::numeric_limits<std::int64_t>::max()))
+      fail(key, "element " + e.dump() + " out of range; too large for a 64-bit signed integer");
     std::int64_t x = e.get<std::int64_t>();
     if (x < lo || x > hi)
       fail(key, "element " + e.dump() + " out of range; expected integers in " +

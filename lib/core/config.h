@@ -1,4 +1,6 @@
-// Validated JSON configuration of a stage.
+// Validated JSON configuration of a stage, and typed reading of the JSON
+// summaries stages pass on (Config::load on an upstream summary.json, without
+// finish(): the summary may hold keys this reader does not need).
 //
 // Every read names its key; every failure names the file, the key and what
 // was expected. After reading, `finish()` rejects keys that were never read
@@ -41,6 +43,8 @@ class Config {
   // A non-empty list of non-empty strings.
   std::vector<std::string> strings(const std::string& key);
   bool has(const std::string& key) const;
+  // Any JSON value, present (e.g. copied verbatim into a summary).
+  const nlohmann::json& value(const std::string& key) { return at(key, "a value"); }
   // A nested object, validated like the top level ("outer.inner" in
   // messages); call finish() on it as well.
   Config section(const std::string& key);

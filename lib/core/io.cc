@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iomanip>
@@ -46,8 +47,9 @@ std::string read_text(const std::string& path) {
   return ss.str();
 }
 
-nlohmann::json read_json(const std::string& path) {
-  const std::string text = read_text(path);
+nlohmann::json read_json(const std::string& path) { return parse_json(read_text(path), path); }
+
+nlohmann::json parse_json(const std::string& text, const std::string& path) {
   try {
     return nlohmann::json::parse(text);
   } catch (const std::exception& e) {
@@ -93,8 +95,9 @@ void write_dataset(hid_t file, const std::string& name, const arma::Mat<T>& m, h
   H5Pset_obj_track_times(dcpl.id, 0);  // no timestamps: same data, same bytes
   H5Handle set{H5Dcreate2(file, name.c_str(), type, space.id, H5P_DEFAULT, dcpl.id, H5P_DEFAULT), H5Dclose};
   check(set.id, path + ": cannot create dataset '" + name + "'");
+  if (m.n_elem == 0) return;  // nothing to write (and no transpose of an empty matrix: see read_dataset)
   arma::Mat<T> rowmajor = m.t();  // HDF5 is row-major, Armadillo column-major
-  if (m.n_elem && H5Dwrite(set.id, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, rowmajor.memptr()) < 0)
+  if (H5Dwrite(set.id, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, rowmajor.memptr()) < 0)
     throw StageError(path + ": cannot write dataset '" + name + "'");
 }
 
@@ -107,13 +110,39 @@ arma::Mat<T> read_dataset(const std::string& path, const std::string& name, hid_
     throw StageError(path + ": dataset '" + name + "' missing");
   H5Handle set{H5Dopen2(file.id, name.c_str(), H5P_DEFAULT), H5Dclose};
   check(set.id, path + ": cannot open dataset '" + name + "'");
+  // Numbers only, of a sane width: HDF5 converts between numeric types, but
+  // a corrupt type (a string, a 4 GB "double") must not reach H5Dread.
+  H5Handle ftype{H5Dget_type(set.id), H5Tclose};
+  check(ftype.id, path + ": dataset '" + name + "': cannot read its element type");
+  const H5T_class_t cls = H5Tget_class(ftype.id);
+  const std::size_t width = H5Tget_size(ftype.id);
+  if ((cls != H5T_INTEGER && cls != H5T_FLOAT) || width == 0 || width > 16)
+    throw StageError(path + ": dataset '" + name + "': expected numbers (integer or floating point)");
   H5Handle space{H5Dget_space(set.id), H5Sclose};
   int rank = H5Sget_simple_extent_ndims(space.id);
   if (rank != 2) throw StageError(path + ": dataset '" + name + "': expected a 2-d array");
   hsize_t dims[2];
-  H5Sget_simple_extent_dims(space.id, dims, nullptr);
+  if (H5Sget_simple_extent_dims(space.id, dims, nullptr) < 0)
+    throw StageError(path + ": dataset '" + name + "': cannot read its shape");
+  // A corrupt or hostile header must not ask for an absurd allocation.
+  if (dims[0] > kMaxH5Elements || dims[1] > kMaxH5Elements || (dims[0] && dims[1] > kMaxH5Elements / dims[0]))
+    throw StageError(path + ": dataset '" + name + "': shape " + std::to_string(dims[0]) + " x " +
+                     std::to_string(dims[1]) + " exceeds " + std::to_string(kMaxH5Elements) + " elements");
+  // A truncated or corrupt file can claim more data than it holds: check
+  // before allocating (contiguous layout: storage is the whole dataset).
+  hsize_t file_size = 0;
+  const hsize_t stored = H5Dget_storage_size(set.id);
+  if (H5Fget_filesize(file.id, &file_size) < 0 || stored > file_size)
+    throw StageError(path + ": dataset '" + name + "' extends past the end of the file (truncated or corrupt)");
+  H5Handle dcpl{H5Dget_create_plist(set.id), H5Pclose};
+  if (H5Pget_layout(dcpl.id) != H5D_CHUNKED && stored < dims[0] * dims[1] * width)
+    throw StageError(path + ": dataset '" + name + "': shape " + std::to_string(dims[0]) + " x " +
+                     std::to_string(dims[1]) + " needs more data than the file stores (truncated or corrupt)");
   arma::Mat<T> rowmajor(dims[1], dims[0]);
-  if (rowmajor.n_elem && H5Dread(set.id, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, rowmajor.memptr()) < 0)
+  // Empty: no data to read, and no transpose (Armadillo's transpose of a
+  // 1 x 0 matrix binds a reference to its null memory: undefined behaviour).
+  if (rowmajor.n_elem == 0) return arma::Mat<T>(dims[0], dims[1]);
+  if (H5Dread(set.id, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, rowmajor.memptr()) < 0)
     throw StageError(path + ": cannot read dataset '" + name + "'");
   return rowmajor.t();
 }
@@ -140,6 +169,24 @@ arma::imat h5_read_imatrix(const std::string& path, const std::string& name) {
   return read_dataset<arma::sword>(path, name, H5T_NATIVE_LLONG);
 }
 
+double h5_read_scalar(const std::string& path, const std::string& name, double lo, double hi) {
+  const arma::mat m = h5_read_matrix(path, name);
+  if (m.n_rows != 1 || m.n_cols != 1)
+    throw StageError(path + ": dataset '" + name + "': expected a 1 x 1 scalar, got " + std::to_string(m.n_rows) +
+                     " x " + std::to_string(m.n_cols));
+  const double x = m(0, 0);
+  if (!std::isfinite(x) || x < lo || x > hi) {
+    std::ostringstream os;
+    os << path << ": dataset '" << name << "': value " << x << " outside [" << lo << ", " << hi << "]";
+    throw StageError(os.str());
+  }
+  return x;
+}
+
+void h5_check_finite(const std::string& path, const std::string& name, const arma::mat& m) {
+  if (!m.is_finite()) throw StageError(path + ": dataset '" + name + "' holds NaN or infinite values");
+}
+
 void CsvTable::row(const std::vector<double>& values) {
   if (values.size() != columns_.size()) throw StageError("CSV row has the wrong number of columns");
   rows_.push_back(values);
@@ -159,14 +206,21 @@ std::string CsvTable::text() const {
 void CsvTable::save(const std::string& path) const { write_text_atomic(path, text()); }
 
 std::map<std::string, std::vector<double>> read_csv(const std::string& path) {
-  std::istringstream in(read_text(path));
+  return parse_csv(read_text(path), path);
+}
+
+std::map<std::string, std::vector<double>> parse_csv(const std::string& text, const std::string& path) {
+  std::istringstream in(text);
   std::string line, cell;
   if (!std::getline(in, line)) throw StageError(path + ": empty CSV file");
   std::vector<std::string> cols;
   std::istringstream hs(line);
   while (std::getline(hs, cell, ',')) cols.push_back(cell);
   std::map<std::string, std::vector<double>> out;
-  for (const auto& c : cols) out[c];
+  for (const auto& c : cols) {
+    if (c.empty()) throw StageError(path + ": header: empty column name");
+    if (!out.emplace(c, std::vector<double>()).second) throw StageError(path + ": header: column '" + c + "' appears twice");
+  }
   int lineno = 1;
   while (std::getline(in, line)) {
     ++lineno;
@@ -175,17 +229,39 @@ std::map<std::string, std::vector<double>> read_csv(const std::string& path) {
     std::size_t c = 0;
     while (std::getline(ls, cell, ',')) {
       if (c >= cols.size()) throw StageError(path + ": line " + std::to_string(lineno) + ": too many fields");
+      // The whole cell must be a number (std::stod alone accepts "1x").
+      std::size_t used = 0;
+      double x = 0;
       try {
-        out[cols[c]].push_back(std::stod(cell));
+        x = std::stod(cell, &used);
       } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used == 0 || used != cell.size())
         throw StageError(path + ": line " + std::to_string(lineno) + ", column '" + cols[c] +
                          "': expected a number, got '" + cell + "'");
-      }
+      out[cols[c]].push_back(x);
       ++c;
     }
     if (c != cols.size()) throw StageError(path + ": line " + std::to_string(lineno) + ": too few fields");
   }
   return out;
+}
+
+std::uint64_t csv_index(double x, std::uint64_t hi, const std::string& where) {
+  if (!(x >= 0 && x <= double(hi) && x == std::floor(x))) {
+    std::ostringstream os;
+    os << where << ": expected a whole number in 0.." << hi << ", got " << x;
+    throw StageError(os.str());
+  }
+  return std::uint64_t(x);
+}
+
+const std::vector<double>& csv_column(const std::map<std::string, std::vector<double>>& table,
+                                      const std::string& path, const std::string& column) {
+  auto it = table.find(column);
+  if (it == table.end()) throw StageError(path + ": column '" + column + "' missing");
+  return it->second;
 }
 
 }  // namespace potts

@@ -100,7 +100,7 @@ nlohmann::json Stage::provenance(const std::string& target, const std::string& c
     // the whole chain back to the first stage.
     const std::string suffix = "/provenance.json";
     if (k.size() > suffix.size() && k.compare(k.size() - suffix.size(), suffix.size(), suffix) == 0)
-      p["upstream"][k.substr(0, k.size() - suffix.size())] = nlohmann::json::parse(read_text(path));
+      p["upstream"][k.substr(0, k.size() - suffix.size())] = read_json(path);
   }
   p["outputs"] = nlohmann::json::object();
   for (const auto& [k, path] : outputs_) p["outputs"][k] = {{"path", path}, {"sha256", sha256_file(path)}};
@@ -119,11 +119,29 @@ nlohmann::json Stage::provenance(const std::string& target, const std::string& c
   return p;
 }
 
+// Error messages are one line, whatever the arguments held.
+static std::string one_line(std::string m) {
+  for (char& c : m)
+    if (c == '\n' || c == '\r') c = ' ';
+  return m;
+}
+
 static std::pair<std::string, std::string> split_kv(const std::string& s, const std::string& flag) {
   auto eq = s.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == s.size())
-    throw StageError(flag + " " + s + ": expected KEY=PATH");
+    throw StageError(flag + " " + one_line(s) + ": expected KEY=PATH");
   return {s.substr(0, eq), s.substr(eq + 1)};
+}
+
+static std::map<std::string, std::string> kv_map(const std::vector<std::string>& items, const std::string& flag) {
+  std::map<std::string, std::string> m;
+  for (const auto& s : items) {
+    auto kv = split_kv(s, flag);
+    auto [it, fresh] = m.insert(kv);
+    if (!fresh && it->second != kv.second)
+      throw StageError(one_line(flag + " " + kv.first + ": given twice, with paths " + it->second + " and " + kv.second));
+  }
+  return m;
 }
 
 static std::string code_version_from(const std::string& status_file) {
@@ -137,51 +155,66 @@ static std::string code_version_from(const std::string& status_file) {
   return "unknown (no GIT_COMMIT in " + status_file + ")";
 }
 
-int run_stage(const std::string& name, const std::string& description, int argc, char** argv,
-              const std::function<void(Stage&)>& body) {
-  // Before anything is computed: the same numeric code paths on every CPU,
-  // one BLAS thread (results depend on neither).
-  try {
-    pin_numeric_environment(argv);
-    check_numeric_environment();
-  } catch (const std::exception& e) {
-    std::cerr << name << ": error: " << e.what() << "\n";
-    return 1;
-  }
+StageArgs parse_stage_args(const std::string& name, const std::string& description, int argc,
+                           const char* const* argv) {
   CLI::App app{description, name};
-  std::string target = "//manual:" + name, config_path, provenance_path, status_path;
-  std::uint64_t seed = 0;
+  StageArgs a;
+  a.target = "//manual:" + name;
   std::vector<std::string> ins, outs;
-  app.add_option("--config", config_path, "JSON configuration of the stage")->required();
-  app.add_option("--seed", seed, "seed of every random stream of the stage")->required();
+  app.add_option("--config", a.config_path, "JSON configuration of the stage")->required();
+  app.add_option("--seed", a.seed, "seed of every random stream of the stage")->required();
   app.add_option("--in", ins, "input KEY=PATH (repeatable), e.g. sample/train.h5=...");
   app.add_option("--out", outs, "output KEY=PATH (repeatable), e.g. summary.json=...");
-  app.add_option("--provenance", provenance_path, "where to write the provenance record (JSON)")->required();
-  app.add_option("--status", status_path, "Bazel volatile workspace status file (code version)");
-  app.add_option("--target", target, "Bazel label of the action (for provenance)");
+  app.add_option("--provenance", a.provenance_path, "where to write the provenance record (JSON)")->required();
+  app.add_option("--status", a.status_path, "Bazel volatile workspace status file (code version)");
+  app.add_option("--target", a.target, "Bazel label of the action (for provenance)");
   try {
     app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    a.help = app.help();
+    return a;
+  } catch (const CLI::CallForAllHelp&) {
+    a.help = app.help("", CLI::AppFormatMode::All);
+    return a;
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    throw StageError("command line: " + one_line(e.what()) + " (see --help)");
   }
-  const auto start = std::chrono::steady_clock::now();
+  a.inputs = kv_map(ins, "--in");
+  a.outputs = kv_map(outs, "--out");
+  return a;
+}
+
+int run_stage(const std::string& name, const std::string& description, int argc, char** argv,
+              const std::function<void(Stage&)>& body) {
+  // Only the project's own errors (StageError) are expected; anything else
+  // escaping is a bug and is reported as such, with exit code 2.
   try {
-    std::map<std::string, std::string> in_map, out_map;
-    for (const auto& s : ins) in_map.insert(split_kv(s, "--in"));
-    for (const auto& s : outs) out_map.insert(split_kv(s, "--out"));
-    Stage stage(name, Config::load(config_path), seed, in_map, out_map);
+    // Before anything is computed: the same numeric code paths on every CPU,
+    // one BLAS thread (results depend on neither).
+    pin_numeric_environment(argv);
+    check_numeric_environment();
+    const StageArgs args = parse_stage_args(name, description, argc, argv);
+    if (!args.help.empty()) {
+      std::cout << args.help;
+      return 0;
+    }
+    const auto start = std::chrono::steady_clock::now();
+    Stage stage(name, Config::load(args.config_path), args.seed, args.inputs, args.outputs);
     body(stage);
     stage.config().finish();
     stage.check_outputs_written();
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::vector<std::string> args(argv, argv + argc);
-    auto p = stage.provenance(target, code_version_from(status_path), wall, args);
-    write_text_atomic(provenance_path, p.dump(2) + "\n");
+    std::vector<std::string> argv_copy(argv, argv + argc);
+    auto p = stage.provenance(args.target, code_version_from(args.status_path), wall, argv_copy);
+    write_text_atomic(args.provenance_path, p.dump(2) + "\n");
     std::cerr << name << ": done in " << wall << " s\n";
     return 0;
-  } catch (const std::exception& e) {
+  } catch (const StageError& e) {
     std::cerr << name << ": error: " << e.what() << "\n";
     return 1;
+  } catch (const std::exception& e) {
+    std::cerr << name << ": internal error (a bug; please report): " << e.what() << "\n";
+    return 2;
   }
 }
 

@@ -70,7 +70,18 @@ class Stage {
   int threads_ = 1;
 };
 
-// Main of every stage binary: returns the process exit code.
+// The command line of a stage binary. Parse errors are StageErrors naming
+// the flag; --help fills `help` instead.
+struct StageArgs {
+  std::string target, config_path, provenance_path, status_path, help;
+  std::uint64_t seed = 0;
+  std::map<std::string, std::string> inputs, outputs;
+};
+StageArgs parse_stage_args(const std::string& name, const std::string& description, int argc,
+                           const char* const* argv);
+
+// Main of every stage binary: returns the process exit code (0 success,
+// 1 a StageError, 2 any other exception: a bug).
 int run_stage(const std::string& name, const std::string& description, int argc, char** argv,
               const std::function<void(Stage&)>& body);
 

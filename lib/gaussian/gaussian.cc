@@ -1,5 +1,7 @@
 #include "lib/gaussian/gaussian.h"
 
+#include "lib/core/io.h"
+
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -38,6 +40,22 @@ arma::mat precision_matrix(const arma::mat& couplings_J_tilde, double Delta, con
                      num(ev.min()) + "; the largest eigenvalue of J_tilde is " + num(Delta - ev.min()) +
                      "); choose a larger Delta");
   return P;
+}
+
+ModelFile read_model_h5(const std::string& path) {
+  ModelFile m;
+  m.precision_P = h5_read_matrix(path, "precision_P");
+  h5_check_finite(path, "precision_P", m.precision_P);
+  const arma::uword L = m.precision_P.n_rows;
+  if (m.precision_P.n_cols != L || L < 3)
+    throw StageError(path + ": dataset 'precision_P' is " + std::to_string(L) + " x " +
+                     std::to_string(m.precision_P.n_cols) + "; expected a square matrix with L >= 3");
+  m.lambda = h5_read_scalar(path, "lambda", 0.0, 1e6);
+  const double masked = h5_read_scalar(path, "masked_index", 0.0, double(L - 1));
+  if (masked != std::floor(masked))
+    throw StageError(path + ": dataset 'masked_index': " + std::to_string(masked) + " is not an integer");
+  m.masked_index = arma::uword(masked);
+  return m;
 }
 
 arma::mat covariance_matrix(const arma::mat& precision_P) {

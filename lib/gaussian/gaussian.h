@@ -31,6 +31,16 @@ arma::mat precision_matrix(const arma::mat& couplings_J_tilde, double Delta, con
 // Σ = P⁻¹ (symmetrised).
 arma::mat covariance_matrix(const arma::mat& precision_P);
 
+// The model stage's model.h5 as read by the replica and simulation stages:
+// precision_P (L x L, finite, L >= 3), lambda (finite, >= 0) and
+// masked_index (an integer in 0..L-1). Errors name the file and dataset.
+struct ModelFile {
+  arma::mat precision_P;
+  double lambda = 0;
+  arma::uword masked_index = 0;
+};
+ModelFile read_model_h5(const std::string& path);
+
 // The regression problem of masked position i, exact (conditional Gaussian):
 //   y | x_\i ~ N(w*·x_\i, σ²),  w* = -P_{i,\i} / P_ii,  σ² = 1 / P_ii,
 //   Ω = Σ without row and column i,  ρ = w*ᵀ Ω w*.

@@ -18,8 +18,9 @@ struct SampleData {
   arma::imat test;   // M_test x L
 };
 
-// Checks that J and U are square and that both sets of sequences have L
-// columns.
+// Checks that J (L x L) and U (C x C) are square and finite with L, C >= 2,
+// that beta is a finite scalar in [0, 1e6], and that both sets of sequences
+// are non-empty with L columns and colours in 0..C-1.
 SampleData read_sample_data(const std::string& model_h5, const std::string& train_h5,
                             const std::string& test_h5);
 

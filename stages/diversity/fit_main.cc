@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
         read_sample_data(st.input("sample/model.h5"), st.input("sample/train.h5"), st.input("sample/test.h5"));
     const PottsModel& truth = data.truth;
     const arma::imat &train = data.train, &test = data.test;
-    const auto sample = nlohmann::json::parse(read_text(st.input("sample/summary.json")));
+    Config sample = Config::load(st.input("sample/summary.json"));
 
     const RecoveryResult r = evaluate_recovery(train, test, truth, o, st.seed());
     for (auto& f : r.fits)
@@ -63,9 +63,9 @@ int main(int argc, char** argv) {
     }
     fits.save(st.output("fits.csv"));
     nlohmann::json s;
-    s["colour_kind"] = sample.at("colour_kind");
+    s["colour_kind"] = sample.value("colour_kind");
     s["hamming"] = mean_hamming_distance(train);
-    s["target_hamming"] = sample.contains("target_hamming") ? sample.at("target_hamming") : nlohmann::json();
+    s["target_hamming"] = sample.has("target_hamming") ? sample.value("target_hamming") : nlohmann::json();
     s["beta"] = truth.beta;
     s["L"] = truth.L();
     s["C"] = truth.C();
@@ -95,7 +95,7 @@ int main(int argc, char** argv) {
     s["stall_tolerance"] = o.stall_tolerance;
     // The data set's degeneracy diagnostics (lib/potts/diagnostics.h), so
     // that the merge can say which points rest on degenerate data.
-    if (sample.contains("diagnostics")) s["data_diagnostics"] = sample.at("diagnostics");
+    if (sample.has("diagnostics")) s["data_diagnostics"] = sample.value("diagnostics");
     st.write_summary(s);
   });
 }

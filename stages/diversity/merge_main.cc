@@ -23,24 +23,35 @@ int main(int argc, char** argv) {
                                            "fa_gap_se",    "fa_erec_mean", "fa_erec_se",        "fa_stall_fraction",
                                            "plm_gap",      "plm_erec",     "target_hamming",    "fa_best_gap",
                                            "fa_best_erec", "plm_erec_zero_sum"};
-    std::map<std::string, std::vector<nlohmann::json>> by_kind;
+    // One row of the tables per point, read (and checked) from its summary.
+    struct Point {
+      double hamming;
+      std::vector<double> row;
+      bool has_diagnostics = false, degenerate = false;
+      double test_in_train_share = 0;
+    };
+    std::map<std::string, std::vector<Point>> by_kind;
     nlohmann::json all = nlohmann::json::array();
     for (int k = 0; k < points; ++k) {
-      auto s = nlohmann::json::parse(read_text(st.input("p" + std::to_string(k) + "/summary.json")));
-      by_kind[s.at("colour_kind").get<std::string>()].push_back(s);
-      all.push_back(s);
+      Config c = Config::load(st.input("p" + std::to_string(k) + "/summary.json"));
+      Point p;
+      const std::string kind = c.string("colour_kind");
+      p.hamming = c.number("hamming");
+      for (auto& col : cols) p.row.push_back(c.value(col).is_null() ? -1.0 : c.number(col));
+      if (c.has("data_diagnostics")) {
+        Config d = c.section("data_diagnostics");
+        p.has_diagnostics = true;
+        p.degenerate = d.boolean("degenerate");
+        p.test_in_train_share = d.number("test_in_train_share", 0.0, 1.0);
+      }
+      by_kind[kind].push_back(p);
+      all.push_back(c.json());
     }
     for (const auto& kind : {std::string("gaussian"), std::string("identity")}) {
       auto rows = by_kind[kind];
-      std::sort(rows.begin(), rows.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
-        return a.at("hamming").get<double>() > b.at("hamming").get<double>();
-      });
+      std::sort(rows.begin(), rows.end(), [](const Point& a, const Point& b) { return a.hamming > b.hamming; });
       CsvTable t(cols);
-      for (auto& s : rows) {
-        std::vector<double> v;
-        for (auto& c : cols) v.push_back(s.at(c).is_null() ? -1.0 : s.at(c).get<double>());
-        t.row(v);
-      }
+      for (auto& p : rows) t.row(p.row);
       t.save(st.output(kind == "gaussian" ? "diversity.csv" : "diversity_identity.csv"));
     }
     // Which data sets are degenerate (test/train overlap or disagreeing
@@ -50,11 +61,10 @@ int main(int argc, char** argv) {
       int degenerate = 0;
       double lo = 1.0, hi = 0.0;
       for (const auto& r : rows) {
-        if (!r.contains("data_diagnostics")) continue;
-        const auto& d = r.at("data_diagnostics");
-        degenerate += d.at("degenerate").get<bool>();
-        lo = std::min(lo, d.at("test_in_train_share").get<double>());
-        hi = std::max(hi, d.at("test_in_train_share").get<double>());
+        if (!r.has_diagnostics) continue;
+        degenerate += r.degenerate;
+        lo = std::min(lo, r.test_in_train_share);
+        hi = std::max(hi, r.test_in_train_share);
       }
       quality[kind] = {{"points", rows.size()}, {"degenerate", degenerate}, {"min_test_in_train_share", lo},
                        {"max_test_in_train_share", hi}};

@@ -15,23 +15,28 @@ using namespace potts;
 int main(int argc, char** argv) {
   return run_stage("gaussian_merge", "merge the simulation chunks of the Gaussian model", argc, argv, [](Stage& st) {
     st.config();  // no keys
-    const auto model = nlohmann::json::parse(read_text(st.input("model/summary.json")));
-    const auto chunks = model.at("chunks").get<std::int64_t>();
-    const auto n_grid = model.at("sample_counts").get<std::vector<std::uint64_t>>();
-    const auto R = model.at("realisations").get<std::uint64_t>();
-    const double D = model.at("D").get<double>(), sigma2 = model.at("sigma2").get<double>();
+    Config model = Config::load(st.input("model/summary.json"));
+    const std::int64_t chunks = model.integer("chunks", 1, 1000);
+    std::vector<std::uint64_t> n_grid;
+    for (std::int64_t n : model.integers("sample_counts", 1, std::int64_t(1) << 40)) n_grid.push_back(std::uint64_t(n));
+    const auto R = std::uint64_t(model.integer("realisations", 1, 100000));
+    const double D = model.number_open("D", 0.0, 1e9), sigma2 = model.number("sigma2", 0.0, 1e300);
 
     // (α index, realisation) -> row
     std::map<std::pair<std::uint64_t, std::uint64_t>, std::vector<double>> rows;
     const std::vector<std::string> cols = {"alpha", "n", "alpha_index", "realisation", "eps_g", "m", "q", "w_norm"};
     for (std::int64_t c = 0; c < chunks; ++c) {
       const std::string path = st.input("chunk" + std::to_string(c) + "/realisations.csv");
-      auto t = read_csv(path);
-      const size_t N = t.at("eps_g").size();
+      const auto t = read_csv(path);
+      std::vector<const std::vector<double>*> columns;
+      for (const auto& name : cols) columns.push_back(&csv_column(t, path, name));
+      const size_t N = columns[0]->size();  // read_csv: every column has every row
       for (size_t r = 0; r < N; ++r) {
         std::vector<double> row;
-        for (const auto& name : cols) row.push_back(t.at(name).at(r));
-        auto key = std::make_pair(static_cast<std::uint64_t>(row[2]), static_cast<std::uint64_t>(row[3]));
+        for (const auto* c : columns) row.push_back((*c)[r]);
+        const std::string where = path + ": data row " + std::to_string(r + 1);
+        auto key = std::make_pair(csv_index(row[2], n_grid.size(), where + ", column 'alpha_index'"),
+                                  csv_index(row[3], R, where + ", column 'realisation'"));
         if (!rows.emplace(key, row).second)
           throw StageError(path + ": alpha index " + std::to_string(key.first) + ", realisation " +
                            std::to_string(key.second) + " appears in two chunks");
@@ -66,8 +71,8 @@ int main(int argc, char** argv) {
     all.save(st.output("realisations.csv"));
     per_alpha.save(st.output("simulation.csv"));
 
-    nlohmann::json s = model;  // D, Delta, lambda, sigma2, masked index, grid, ...
-    s["model_seed"] = model.at("seed");
+    nlohmann::json s = model.json();  // D, Delta, lambda, sigma2, masked index, grid, ...
+    s["model_seed"] = model.value("seed");
     s.erase("seed");
     const size_t peak = argmax(means);
     s["peak_alpha"] = alphas[peak];

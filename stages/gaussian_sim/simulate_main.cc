@@ -17,14 +17,15 @@ int main(int argc, char** argv) {
   return run_stage("gaussian_simulate", "ridge regression on the Gaussian model, one chunk of the alpha grid", argc,
                    argv, [](Stage& st) {
     const std::string model_h5 = st.input("model/model.h5");
-    const auto model = nlohmann::json::parse(read_text(st.input("model/summary.json")));
-    const auto chunks = model.at("chunks").get<std::int64_t>();
+    Config model = Config::load(st.input("model/summary.json"));
+    const std::int64_t chunks = model.integer("chunks", 1, 1000);
     Config& cfg = st.config();
     const auto chunk = cfg.integer("chunk", 0, chunks - 1);
 
-    const arma::mat P = h5_read_matrix(model_h5, "precision_P");
-    const double lambda = h5_read_matrix(model_h5, "lambda")(0, 0);
-    const auto masked = static_cast<arma::uword>(h5_read_matrix(model_h5, "masked_index")(0, 0));
+    const gaussian::ModelFile mf = gaussian::read_model_h5(model_h5);
+    const arma::mat& P = mf.precision_P;
+    const double lambda = mf.lambda;
+    const arma::uword masked = mf.masked_index;
     const gaussian::MaskedTeacher t = gaussian::masked_teacher(P, masked);
     const arma::mat C = gaussian::sampling_factor(gaussian::covariance_matrix(P));
     const arma::uword L = P.n_rows, D = L - 1;
@@ -32,8 +33,9 @@ int main(int argc, char** argv) {
     for (arma::uword k = 0, r = 0; k < L; ++k)
       if (k != masked) rest(r++) = k;
 
-    const auto n_grid = model.at("sample_counts").get<std::vector<arma::uword>>();
-    const auto R = model.at("realisations").get<std::uint64_t>();
+    std::vector<arma::uword> n_grid;
+    for (std::int64_t n : model.integers("sample_counts", 1, std::int64_t(1) << 40)) n_grid.push_back(arma::uword(n));
+    const auto R = std::uint64_t(model.integer("realisations", 1, 100000));
     std::uint64_t work = 0, done = 0;
     for (size_t k = chunk; k < n_grid.size(); k += chunks) work += n_grid[k] * R;
     Progress progress("gaussian_simulate chunk " + std::to_string(chunk), work, "samples");

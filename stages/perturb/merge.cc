@@ -62,10 +62,14 @@ int main(int argc, char** argv) {
         table.row({a, double(seed), test_loss, opt, train_loss});
         losses.push_back(test_loss);
         train_losses.push_back(train_loss);
-        const auto c = read_csv(st.input(key + "/curves.csv"));
-        for (std::size_t r = 0; r < c.at("epoch").size(); ++r)
-          curves.row({a, double(seed), c.at("epoch")[r], c.at("train_loss")[r], c.at("test_loss")[r],
-                      c.at("optimal_test_loss")[r], c.at("reconstruction_error")[r], c.at("lr")[r]});
+        const std::string cpath = st.input(key + "/curves.csv");
+        const auto c = read_csv(cpath);
+        std::vector<const std::vector<double>*> col;
+        for (const char* name : {"epoch", "train_loss", "test_loss", "optimal_test_loss", "reconstruction_error", "lr"})
+          col.push_back(&csv_column(c, cpath, name));
+        for (std::size_t r = 0; r < col[0]->size(); ++r)  // read_csv: every column has every row
+          curves.row({a, double(seed), (*col[0])[r], (*col[1])[r], (*col[2])[r], (*col[3])[r], (*col[4])[r],
+                      (*col[5])[r]});
       }
       // Mean and standard error of the mean over seeds (sample sd, n - 1).
       const MeanSe m = mean_se(losses);

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "lib/core/stage.h"
+#include "lib/potts/sample_data.h"
 #include "lib/plm/sample_complexity.h"
 
 using namespace potts;
@@ -13,20 +14,25 @@ using namespace potts;
 int main(int argc, char** argv) {
   return run_stage("potts_alpha_fit", "factored attention by L-BFGS on random training subsets, one chunk", argc,
                    argv, [](Stage& st) {
-    const auto plan = nlohmann::json::parse(read_text(st.input("plan/summary.json")));
-    const auto chunks = plan.at("chunks").get<std::int64_t>();
+    Config plan = Config::load(st.input("plan/summary.json"));  // ranges as in the plan stage's config
+    const std::int64_t chunks = plan.integer("chunks", 1, 1000);
     Config& cfg = st.config();
     const auto chunk = cfg.integer("chunk", 0, chunks - 1);
     cfg.finish();
-    const auto grid = plan.at("M_grid").get<std::vector<arma::uword>>();
-    const auto R = plan.at("realisations").get<arma::uword>();
-    const FactoredFitOptions fit = factored_fit_options_from_json(plan.at("estimator"));
-    const arma::uword C = plan.at("C").get<arma::uword>();
+    std::vector<arma::uword> grid;
+    for (std::int64_t M : plan.integers("M_grid", 1, 10000000)) grid.push_back(arma::uword(M));
+    const auto R = arma::uword(plan.integer("realisations", 2, 100000));
+    const FactoredFitOptions fit = factored_fit_options_from_json(plan.value("estimator"));
+    const arma::uword C = arma::uword(plan.integer("C", 2, 1000));
 
-    const arma::imat pool = h5_read_imatrix(st.input("sample/train.h5"), "sequences");
-    const nn::SequenceSet test =
-        nn::to_sequence_set(h5_read_imatrix(st.input("sample/test.h5"), "sequences"), C, "sample/test.h5");
-    const arma::mat J = h5_read_matrix(st.input("sample/model.h5"), "couplings_J");
+    const SampleData data =
+        read_sample_data(st.input("sample/model.h5"), st.input("sample/train.h5"), st.input("sample/test.h5"));
+    if (data.truth.C() != C)
+      throw StageError(st.input("sample/model.h5") + ": " + std::to_string(data.truth.C()) +
+                       " colours, but the plan says C = " + std::to_string(C));
+    const arma::imat& pool = data.train;
+    const nn::SequenceSet test = nn::to_sequence_set(data.test, C, "sample/test.h5");
+    const arma::mat& J = data.truth.couplings_J;
     const double L = double(pool.n_cols);
 
     std::uint64_t work = 0, done = 0;

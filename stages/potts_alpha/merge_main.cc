@@ -18,11 +18,12 @@ using namespace potts;
 int main(int argc, char** argv) {
   return run_stage("potts_alpha_merge", "merge of the sample-complexity chunks", argc, argv, [](Stage& st) {
     st.config().finish();
-    const auto plan = nlohmann::json::parse(read_text(st.input("plan/summary.json")));
-    const auto chunks = plan.at("chunks").get<int>();
-    const auto grid = plan.at("M_grid").get<std::vector<int>>();
-    const auto R = plan.at("realisations").get<int>();
-    const double L = plan.at("L").get<double>(), eps_star = plan.at("optimal_test_loss").get<double>();
+    Config plan = Config::load(st.input("plan/summary.json"));  // ranges as in the plan stage's config
+    const int chunks = int(plan.integer("chunks", 1, 1000));
+    std::vector<int> grid;
+    for (std::int64_t M : plan.integers("M_grid", 1, 10000000)) grid.push_back(int(M));
+    const int R = int(plan.integer("realisations", 2, 100000));
+    const double L = plan.number_open("L", 0.0, 1e9), eps_star = plan.number("optimal_test_loss");
 
     // (M, r) -> row of values, in the chunk tables' column order
     std::vector<std::string> cols = {"M", "alpha", "realisation", "test_loss", "train_loss", "objective",
@@ -31,12 +32,13 @@ int main(int argc, char** argv) {
     for (int k = 0; k < chunks; ++k) {
       const std::string path = st.input("chunk" + std::to_string(k) + "/realisations.csv");
       auto t = read_csv(path);
-      for (auto& c : cols)
-        if (!t.count(c)) throw StageError(path + ": column '" + c + "' missing");
+      for (auto& c : cols) csv_column(t, path, c);  // all present
       for (size_t n = 0; n < t["M"].size(); ++n) {
         std::vector<double> v;
         for (auto& c : cols) v.push_back(t[c][n]);
-        auto key = std::make_pair(int(v[0]), int(v[2]));
+        const std::string where = path + ": data row " + std::to_string(n + 1);
+        auto key = std::make_pair(int(csv_index(v[0], 10000000, where + ", column 'M'")),
+                                  int(csv_index(v[2], 100000, where + ", column 'realisation'")));
         if (!rows.emplace(key, v).second)
           throw StageError(path + ": duplicate realisation M = " + std::to_string(key.first) + ", r = " +
                            std::to_string(key.second));
@@ -79,9 +81,9 @@ int main(int argc, char** argv) {
     nlohmann::json s;
     s["L"] = L;
     s["optimal_test_loss"] = eps_star;
-    s["beta"] = plan.at("beta");
-    s["hamming_distance_train"] = plan.at("hamming_distance_train");
-    s["estimator"] = plan.at("estimator");
+    s["beta"] = plan.value("beta");
+    s["hamming_distance_train"] = plan.value("hamming_distance_train");
+    s["estimator"] = plan.value("estimator");
     s["realisations"] = R;
     s["points"] = points;
     const std::size_t peak = argmax(means);

@@ -26,18 +26,17 @@ int main(int argc, char** argv) {
     const double max_rel_diff = cfg.number_open("max_relative_difference", 0, 1);
 
     const std::string model_h5 = st.input("model/model.h5");
-    const auto model = nlohmann::json::parse(read_text(st.input("model/summary.json")));
-    const arma::mat P = h5_read_matrix(model_h5, "precision_P");
-    const double lambda = h5_read_matrix(model_h5, "lambda")(0, 0);
-    const auto masked = static_cast<arma::uword>(h5_read_matrix(model_h5, "masked_index")(0, 0));
-    const gaussian::MaskedTeacher t = gaussian::masked_teacher(P, masked);
+    Config model = Config::load(st.input("model/summary.json"));
+    const gaussian::ModelFile mf = gaussian::read_model_h5(model_h5);
+    const double lambda = mf.lambda;
+    const gaussian::MaskedTeacher t = gaussian::masked_teacher(mf.precision_P, mf.masked_index);
     const replica::Spectrum spec = replica::spectrum_of(t.feature_covariance_Omega, t.teacher_w, t.noise_sigma2);
     const double D = static_cast<double>(spec.D());
 
     // Fine grid ∪ simulation grid.
     std::vector<std::pair<double, bool>> points;
     for (double a : gaussian::alpha_values(grid, cfg.origin() + ": alpha_grid")) points.push_back({a, false});
-    for (double a : model.at("alphas").get<std::vector<double>>()) points.push_back({a, true});
+    for (double a : model.numbers("alphas", 0.0, 1e9)) points.push_back({a, true});
     std::sort(points.begin(), points.end());
 
     CsvTable table({"alpha", "n", "eps_g", "eps_g_closed_form", "relative_difference", "m", "q", "V", "V_hat",
@@ -63,9 +62,9 @@ int main(int argc, char** argv) {
 
     nlohmann::json s;
     s["D"] = spec.D();
-    s["L"] = model.at("L");
-    s["Delta"] = model.at("Delta");
-    s["masked_index"] = masked;
+    s["L"] = model.value("L");
+    s["Delta"] = model.value("Delta");
+    s["masked_index"] = mf.masked_index;
     s["lambda"] = lambda;
     s["sigma2"] = spec.sigma2;
     s["rho"] = spec.rho;
