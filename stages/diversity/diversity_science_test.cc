@@ -65,8 +65,8 @@ TEST(DiversityScience, FactoredAttentionRecoversJWhenDataAreDiverse) {
 // With equal data, the test-loss gap of factored attention (L^2 + C^2
 // parameters) is no larger than that of the full pseudo-likelihood model
 // (L(L-1)/2 C^2 + LC parameters, same optimum) with its penalty chosen by
-// validation on held-out training sequences (lib/plm/recovery.h; the
-// baseline is tuned, so the comparison can be lost: lib/plm:recovery_test
+// validation on held-out training sequences (lib/studies/recovery.h; the
+// baseline is tuned, so the comparison can be lost: lib/studies:recovery_test
 // shows mis-tuned penalties losing against the chosen one):
 // fa_gap_mean + 3 se <= plm_gap in the diverse regime (se over the random
 // starts; 3 se keeps the false-alarm rate of a one-sided normal test below

@@ -2,15 +2,15 @@
 // section 7): on one sample-stage data set (its own colour kind and
 // calibrated beta), factored attention by L-BFGS from several random starts
 // and from the data-only plm start, against the full pseudo-likelihood
-// baseline (lib/plm/recovery.h). Outputs every fit (fits.csv) and the
+// baseline (lib/studies/recovery.h). Outputs every fit (fits.csv) and the
 // point's summary (summary.json) for the merge.
 #include <cmath>
 #include <map>
 
 #include "lib/core/stage.h"
 #include "lib/potts/sample_data.h"
-#include "lib/plm/recovery.h"
-#include "lib/plm/sample_complexity.h"
+#include "lib/studies/recovery.h"
+#include "lib/studies/sample_complexity.h"
 
 using namespace potts;
 
@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
     est.finish();
     Config plm = cfg.section("plm");
     if (plm.has("lambda_grid")) {
-      // The penalty chosen by validation (lib/plm/recovery.h).
+      // The penalty chosen by validation (lib/studies/recovery.h).
       o.plm_lambda_grid = plm.numbers("lambda_grid", 0.0, 1e3);
       o.plm_holdout_every = arma::uword(plm.integer("holdout_every", 2, 1000));
     } else {

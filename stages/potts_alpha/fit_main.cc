@@ -7,7 +7,7 @@
 
 #include "lib/core/stage.h"
 #include "lib/potts/sample_data.h"
-#include "lib/plm/sample_complexity.h"
+#include "lib/studies/sample_complexity.h"
 
 using namespace potts;
 

@@ -5,7 +5,7 @@
 // L-BFGS, initialisation), and eps* of the true model on the test set.
 #include "lib/core/stage.h"
 #include "lib/potts/sample_data.h"
-#include "lib/plm/sample_complexity.h"
+#include "lib/studies/sample_complexity.h"
 #include "lib/potts/model.h"
 
 using namespace potts;

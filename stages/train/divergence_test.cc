@@ -5,7 +5,7 @@
 //    upper bound), run into an empty directory: the error names the epoch
 //    and the directory stays empty (no output, no temporary, no record);
 //  * L-BFGS (the trainer's full-batch optimiser, and the factored fits of
-//    lib/plm): its line search shortens any step that gives a non-finite
+//    lib/estimators): its line search shortens any step that gives a non-finite
 //    value, so no configuration makes it diverge from a finite start; a NaN
 //    start (a parameter set to NaN) must name the L-BFGS round, and the
 //    starting point.
@@ -18,7 +18,7 @@
 #include "lib/core/error.h"
 #include "lib/core/io.h"
 #include "lib/nn/factored_attention.h"
-#include "lib/plm/factored_fit.h"
+#include "lib/estimators/factored_fit.h"
 #include "lib/train/trainer.h"
 #include "lib/train/synthetic.h"
 #include "tests/util/test_util.h"

@@ -1,4 +1,4 @@
-#include "lib/plm/factored_fit.h"
+#include "lib/estimators/factored_fit.h"
 
 #include <cmath>
 #include <string>

@@ -14,12 +14,12 @@
 //   "random": A_ij ~ N(0, init_std_A^2) off the diagonal, V_ab ~ N(0, init_std_V^2),
 //             from Rng(seed + restart, streams::kInit) (lib/nn FactoredAttention::initialise).
 //   "plm":    data-only start from the full pseudo-likelihood model: the convex
-//             fit W_ij(a, b) (lib/plm) is reshaped into an (L L) x (C C) matrix
+//             fit W_ij(a, b) (lib/estimators/pseudo_likelihood.h) is reshaped into an (L L) x (C C) matrix
 //             and split by its leading singular pair, A = sqrt(s) u, V = sqrt(s) v
 //             (sign fixed so that the trace of V is non-negative); restarts
 //             beyond the first use "random".
 //
-// Tested by //lib/plm:factored_fit_test.
+// Tested by //lib/estimators:factored_fit_test.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -29,7 +29,7 @@
 
 #include "lib/nn/mlm_model.h"
 #include "lib/optim/lbfgs.h"
-#include "lib/plm/pseudo_likelihood.h"
+#include "lib/estimators/pseudo_likelihood.h"
 
 namespace potts {
 

@@ -1,4 +1,4 @@
-#include "lib/plm/pseudo_likelihood.h"
+#include "lib/estimators/pseudo_likelihood.h"
 
 #include <cmath>
 #include <string>

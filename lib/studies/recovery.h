@@ -5,7 +5,7 @@
 //  * factored attention, L2 penalty, full-batch L-BFGS, from `seeds` random
 //    initialisations (one fit per seed) and, optionally, from the data-only
 //    "plm" start (leading singular pair of the full pseudo-likelihood fit);
-//  * the full pseudo-likelihood baseline (plmDCA, lib/plm/pseudo_likelihood.h).
+//  * the full pseudo-likelihood baseline (plmDCA, lib/estimators/pseudo_likelihood.h).
 //
 // Reported per fit: test-loss gap eps - eps* (eq. 3), e_rec of A (or of the
 // projection of W onto U for the baseline), final training objective.
@@ -15,15 +15,15 @@
 // reached on the same data by any factored fit (random or plm start) by more
 // than `stall_tolerance` nats. J is never used to rank or select fits.
 //
-// Tested by //lib/plm:recovery_test.
+// Tested by //lib/studies:recovery_test.
 #pragma once
 #include <cstdint>
 #include <vector>
 
 #include <armadillo>
 
-#include "lib/plm/factored_fit.h"
-#include "lib/plm/pseudo_likelihood.h"
+#include "lib/estimators/factored_fit.h"
+#include "lib/estimators/pseudo_likelihood.h"
 #include "lib/potts/model.h"
 
 namespace potts {

@@ -1,7 +1,7 @@
 // Sample complexity of factored attention on Potts data (paper/spec.md §6,
 // figure 3 right): for a training-set size M, draw M distinct sequences of
 // the training pool at random, fit factored attention with an L2 penalty by
-// L-BFGS (lib/plm/factored_fit.h) from a fresh initialisation, and record the
+// L-BFGS (lib/estimators/factored_fit.h) from a fresh initialisation, and record the
 // test loss eq. 3 on the full test set. alpha = M / L (a choice,
 // paper/spec.md §6).
 //
@@ -10,7 +10,7 @@
 //   subset:          Rng(seed, streams::kSubsets + (r << 16) + (M << 32))
 //   initialisation:  realisation_init_seed(seed, M, r) (+ restart index)
 //
-// Tested by //lib/plm:factored_fit_test; claim 5, //stages/potts_alpha:potts_alpha_science_test.
+// Tested by //lib/studies:sample_complexity_test; claim 5, //stages/potts_alpha:potts_alpha_science_test.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -20,7 +20,7 @@
 
 #include "lib/core/config.h"
 #include "lib/nn/mlm_model.h"
-#include "lib/plm/factored_fit.h"
+#include "lib/estimators/factored_fit.h"
 
 namespace potts {
 

@@ -1,4 +1,4 @@
-#include "lib/plm/sample_complexity.h"
+#include "lib/studies/sample_complexity.h"
 
 #include <algorithm>
 #include <numeric>

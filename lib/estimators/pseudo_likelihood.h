@@ -23,7 +23,7 @@
 // e_rec of the full model (diversity study): each block is projected onto U,
 // A_ij = <W_ij, U> / <U, U>, and A is scored by reconstruction_error.
 //
-// Tested by //lib/plm:pseudo_likelihood_test.
+// Tested by //lib/estimators:pseudo_likelihood_test.
 #pragma once
 #include <armadillo>
 

@@ -1,4 +1,4 @@
-#include "lib/plm/recovery.h"
+#include "lib/studies/recovery.h"
 
 #include <cmath>
 

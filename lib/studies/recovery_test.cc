@@ -1,9 +1,9 @@
 // The full pseudo-likelihood baseline with its penalty chosen by validation
-// (lib/plm/recovery.h): the choice uses held-out training sequences only,
+// (lib/studies/recovery.h): the choice uses held-out training sequences only,
 // and a mis-tuned penalty (none, or far too strong) gives a larger test gap
 // than the chosen one, so a comparison against the tuned baseline is a
 // comparison that can be lost.
-#include "lib/plm/recovery.h"
+#include "lib/studies/recovery.h"
 
 #include <gtest/gtest.h>
 

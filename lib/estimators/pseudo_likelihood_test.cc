@@ -1,6 +1,6 @@
-// The full pseudo-likelihood baseline (lib/plm): gradient, eq. 5 at the
+// The full pseudo-likelihood baseline (lib/estimators/pseudo_likelihood.h): gradient, eq. 5 at the
 // true couplings, projection onto U, and convergence of the convex fit.
-#include "lib/plm/pseudo_likelihood.h"
+#include "lib/estimators/pseudo_likelihood.h"
 
 #include <gtest/gtest.h>
 

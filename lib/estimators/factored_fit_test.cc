@@ -1,16 +1,14 @@
 // Factored attention with an L2 penalty trained full batch by L-BFGS
-// (lib/plm/factored_fit.h) and the pieces of the sample-complexity stage.
-#include "lib/plm/factored_fit.h"
+// (lib/estimators/factored_fit.h).
+#include "lib/estimators/factored_fit.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <set>
 
 #include "lib/core/error.h"
 #include "lib/core/rng.h"
 #include "lib/nn/factored_attention.h"
-#include "lib/plm/sample_complexity.h"
 #include "lib/potts/model.h"
 
 namespace potts {
@@ -96,25 +94,6 @@ TEST(FactoredFit, PlmSplitOfTrueCouplingsRecoversJ) {
   for (arma::uword i = 0; i < 6; ++i)
     for (arma::uword j = 0; j < 6; ++j)
       if (i != j) EXPECT_LT(arma::abs(A(i, j) * V - p.beta * p.couplings_J(i, j) * p.colour_similarity_U).max(), 1e-10);
-}
-
-TEST(SampleComplexity, RandomSubsetIsDistinctSortedAndSeeded) {
-  arma::uvec a = random_subset(100, 30, 1, 5), b = random_subset(100, 30, 1, 5), c = random_subset(100, 30, 1, 6);
-  EXPECT_TRUE(arma::all(a == b));
-  EXPECT_FALSE(arma::all(a == c));
-  std::set<arma::uword> u(a.begin(), a.end());
-  EXPECT_EQ(u.size(), 30u);
-  EXPECT_TRUE(a.is_sorted());
-  EXPECT_LT(a.max(), 100u);
-  EXPECT_EQ(random_subset(10, 10, 1, 1).n_elem, 10u);
-  EXPECT_THROW(random_subset(10, 11, 1, 1), StageError);
-}
-
-TEST(SampleComplexity, InitSeedsAreDistinctPerRealisation) {
-  std::set<std::uint64_t> s;
-  for (std::uint64_t M : {5, 10, 3000})
-    for (std::uint64_t r = 0; r < 30; ++r) s.insert(realisation_init_seed(1, M, r));
-  EXPECT_EQ(s.size(), 90u);
 }
 
 }  // namespace
