@@ -1,4 +1,4 @@
-// Stage diversity/fit: one point of the diversity study (paper/spec.md
+// Stage diversity_fit: one point of the diversity study (paper/spec.md
 // section 7): on one sample-stage data set (its own colour kind and
 // calibrated beta), factored attention by L-BFGS from several random starts
 // and from the data-only plm start, against the full pseudo-likelihood

@@ -1,5 +1,5 @@
-// Stage diversity/merge: the points of the diversity study as
-// tables for the figure and the literate paper, one per colour kind:
+// Stage diversity_merge: the points of the diversity study as tables for
+// the figure and the literate paper, one per colour kind:
 //   diversity.csv           U Gaussian (the kind where recovery depends most
 //                           on the diversity, paper/spec.md §7)
 //   diversity_identity.csv  U identity (the standard Potts model)

@@ -127,7 +127,7 @@ std::string run_model_stage(const std::string& config_text, int* status) {
   const std::string dir = t ? t : "/tmp";
   const std::string cfg = dir + "/bad_model.json", err = dir + "/stderr.txt";
   std::ofstream(cfg) << config_text;
-  const std::string cmd = "stages/gaussian_sim/model --config " + cfg + " --seed 1 --out model.h5=" + dir +
+  const std::string cmd = "stages/gaussian_sim/gaussian_model --config " + cfg + " --seed 1 --out model.h5=" + dir +
                           "/model.h5 --out summary.json=" + dir + "/summary.json --provenance " + dir +
                           "/provenance.json 2> " + err;
   *status = std::system(cmd.c_str());

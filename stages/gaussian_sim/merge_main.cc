@@ -1,4 +1,4 @@
-// Stage gaussian_sim/merge: gathers the chunks of the simulation into one
+// Stage gaussian_merge: gathers the chunks of the simulation into one
 // table per α (mean, standard error, spread of ε_g over realisations) and
 // one table of all realisations; checks that every (α, realisation) of the
 // model's grid is present exactly once.

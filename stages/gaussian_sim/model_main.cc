@@ -1,4 +1,4 @@
-// Stage gaussian_sim/model: draws the Gaussian model of paper/spec.md §4
+// Stage gaussian_model: draws the Gaussian model of paper/spec.md §4
 // (one seeded GOE J̃, P = Δ·I - J̃, the teacher of the masked position) and
 // fixes the experiment that the simulation chunks and the replica stage
 // share: ridge penalty λ, α grid, realisations per α, number of chunks.

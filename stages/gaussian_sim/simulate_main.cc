@@ -1,4 +1,4 @@
-// Stage gaussian_sim/simulate: one chunk of the simulation of paper/spec.md
+// Stage gaussian_simulate: one chunk of the simulation of paper/spec.md
 // section 4. For the α points k ≡ chunk (mod chunks) of the model's grid and
 // each realisation r: n = αD samples x ~ N(0, Σ), ridge estimate ŵ (eq. 6),
 // exact generalisation loss ε_g (eq. 7). Random stream of (α index k,

@@ -1,4 +1,4 @@
-// Stage potts_alpha/fit: one chunk of the sample-complexity experiment
+// Stage potts_alpha_fit: one chunk of the sample-complexity experiment
 // (paper/spec.md §6). For every M of the plan's grid and the realisations
 // r = chunk, chunk + chunks, ...: a random subset of M training sequences,
 // factored attention fitted by L-BFGS from a fresh initialisation, test loss

@@ -1,4 +1,4 @@
-// Stage potts_alpha/merge: collects the chunks of the sample-complexity
+// Stage potts_alpha_merge: collects the chunks of the sample-complexity
 // experiment (paper/spec.md §6, figure 3 right) into
 //   potts_alpha.csv   alpha = M/L, M, mean test loss, its standard error
 //                     (sample sd / sqrt(n)), n, mean training loss, mean

@@ -1,4 +1,4 @@
-// Stage potts_alpha/plan: validates the sample-complexity experiment of
+// Stage potts_alpha_plan: validates the sample-complexity experiment of
 // paper/spec.md §6 (figure 3 right) against the sample stage's data and
 // writes it as summary.json for the chunks and the merge: grid of M,
 // realisations, chunks, the estimator (factored attention, L2 penalty,

@@ -1,5 +1,5 @@
 // Stage replica: the replica-symmetric theory of fig. 3 left (paper/spec.md
-// section 5) for the model drawn by gaussian_sim/model (same J̃, Δ, masked
+// section 5) for the model drawn by gaussian_model (same J̃, Δ, masked
 // position, λ): the saddle point by damped fixed-point iteration on a fine α
 // grid plus the simulation's α = n/D points, each checked against the
 // deterministic-equivalent closed form. Non-convergence stops the stage.
