@@ -112,7 +112,7 @@ std::vector<Cell> potts_claims(const nlohmann::json& train, const nlohmann::json
                                const nlohmann::json& potts, const std::map<std::string, std::vector<double>>& realisations,
                                const Thresholds& t, std::uint64_t seed, int boot) {
   std::vector<Cell> out;
-  const double eps_star = num(train, "optimal_test_loss");
+  const double optimal_test_loss = num(train, "optimal_test_loss");
   const double gf = num(train, "factored.gap.mean"), sf = num(train, "factored.gap.se");
   const double g1 = num(train, "vanilla1.gap.mean"), s1 = num(train, "vanilla1.gap.se");
   const double g3 = num(train, "vanilla3.gap.mean"), s3 = num(train, "vanilla3.gap.se");
@@ -125,8 +125,8 @@ std::vector<Cell> potts_claims(const nlohmann::json& train, const nlohmann::json
     Cell c;
     c.id = "1b";
     c.statement = "factored attention reaches ε*";
-    c.value = gf / eps_star;
-    c.se = sf / eps_star;
+    c.value = gf / optimal_test_loss;
+    c.se = sf / optimal_test_loss;
     c.verdict = by_level(c.value, c.se, t.gap_good, t.gap_bad);
     c.number = fmt("(ε−ε*)/ε* = %.4f ± %.2g", c.value, c.se);
     c.rule = fmt("holds if below %.3g, does not hold if above %.3g (2 s.e.)", t.gap_good, t.gap_bad);

@@ -72,7 +72,7 @@ TrainResult train_mlm(nn::MlmModel& model, const nn::SequenceSet& train, const n
   if (train.L != truth.L() || test.L != truth.L())
     throw StageError("training: sequence length differs from the Potts model's L");
   TrainResult result;
-  const double eps_star = optimal_test_loss(truth, test);
+  const double optimal_test_loss = potts::train::optimal_test_loss(truth, test);
   const bool all = o.masking == "all_positions";
   const arma::uword M = train.M, L = train.L;
 
@@ -84,7 +84,7 @@ TrainResult train_mlm(nn::MlmModel& model, const nn::SequenceSet& train, const n
     r.epoch = epoch;
     r.train_loss = train_loss;
     r.test_loss = e.test_loss;
-    r.optimal_test_loss = eps_star;
+    r.optimal_test_loss = optimal_test_loss;
     r.reconstruction_error = reconstruction_error(truth.couplings_J, e.attention_map);
     r.lr = lr;
     result.curve.push_back(r);

@@ -71,7 +71,7 @@ int main(int argc, char** argv) {
     s["C"] = truth.C();
     s["M_train"] = train.n_rows;
     s["M_test"] = test.n_rows;
-    s["eps_star"] = r.optimal_test_loss;
+    s["optimal_test_loss"] = r.optimal_test_loss;
     s["fa_gap_mean"] = r.fa_gap_mean;
     s["fa_gap_se"] = r.fa_gap_se;
     s["fa_erec_mean"] = r.fa_erec_mean;

@@ -3,7 +3,7 @@
 //   diversity.csv           U Gaussian (the kind where recovery depends most
 //                           on the diversity, paper/spec.md §7)
 //   diversity_identity.csv  U identity (the standard Potts model)
-// columns hamming (achieved, training set), beta, eps_star, fa_gap_mean,
+// columns hamming (achieved, training set), beta, optimal_test_loss, fa_gap_mean,
 // fa_gap_se, fa_erec_mean, fa_erec_se, fa_stall_fraction, plm_gap, plm_erec,
 // then target_hamming, fa_best_gap, fa_best_erec, plm_erec_zero_sum;
 // rows by decreasing Hamming distance. summary.json holds every point.
@@ -19,9 +19,9 @@ int main(int argc, char** argv) {
     Config& cfg = st.config();
     const auto points = cfg.integer("points", 1, 1000);
     cfg.finish();
-    const std::vector<std::string> cols = {"hamming",      "beta",         "eps_star",          "fa_gap_mean",
-                                           "fa_gap_se",    "fa_erec_mean", "fa_erec_se",        "fa_stall_fraction",
-                                           "plm_gap",      "plm_erec",     "target_hamming",    "fa_best_gap",
+    const std::vector<std::string> cols = {"hamming",      "beta",              "optimal_test_loss", "fa_gap_mean",
+                                           "fa_gap_se",    "fa_erec_mean",      "fa_erec_se",        "fa_stall_fraction",
+                                           "plm_gap",      "plm_erec",          "target_hamming",    "fa_best_gap",
                                            "fa_best_erec", "plm_erec_zero_sum"};
     // One row of the tables per point, read (and checked) from its summary.
     struct Point {

@@ -41,7 +41,7 @@ int main(int argc, char** argv) {
                           "best_seed", "best_train_loss", "best_test_loss"});
     CsvTable curves({"a", "seed", "epoch", "train_loss", "test_loss", "optimal_test_loss", "reconstruction_error", "lr"});
     nlohmann::json points = nlohmann::json::array();
-    double eps_star = std::nan("");
+    double optimal_test_loss = std::nan("");
     for (std::size_t k = 0; k < grid.size(); ++k) {
       std::vector<double> losses, train_losses;
       for (std::int64_t seed : seeds) {
@@ -54,8 +54,8 @@ int main(int argc, char** argv) {
           throw StageError(path + ": point has a = " + std::to_string(a) + ", seed " + s["seed"].dump() +
                            "; the merge config expects a = " + std::to_string(grid[k]) + ", seed " +
                            std::to_string(seed));
-        if (std::isnan(eps_star)) eps_star = opt;
-        if (opt != eps_star)
+        if (std::isnan(optimal_test_loss)) optimal_test_loss = opt;
+        if (opt != optimal_test_loss)
           throw StageError(path + ": optimal_test_loss differs between points (not the same test set?)");
         if (!std::isfinite(test_loss)) throw StageError(path + ": test_loss is not finite");
         const double train_loss = json_number(s, "final_train_loss", path);
@@ -78,18 +78,18 @@ int main(int argc, char** argv) {
       std::size_t best = 0;
       for (std::size_t r = 1; r < losses.size(); ++r)
         if (train_losses[r] < train_losses[best]) best = r;
-      summary_csv.row({grid[k], n, mean, stderr_, mean - eps_star, eps_star, double(seeds[best]), train_losses[best],
-                       losses[best]});
+      summary_csv.row({grid[k], n, mean, stderr_, mean - optimal_test_loss, optimal_test_loss, double(seeds[best]),
+                       train_losses[best], losses[best]});
       points.push_back({{"a", grid[k]}, {"seeds", losses.size()}, {"mean_test_loss", mean},
-                        {"stderr_test_loss", stderr_}, {"mean_gap", mean - eps_star}, {"test_losses", losses},
-                        {"train_losses", train_losses}, {"best_seed", seeds[best]},
+                        {"stderr_test_loss", stderr_}, {"mean_gap", mean - optimal_test_loss},
+                        {"test_losses", losses}, {"train_losses", train_losses}, {"best_seed", seeds[best]},
                         {"best_test_loss", losses[best]}});
     }
     table.save(st.output("perturb.csv"));
     summary_csv.save(st.output("perturb_summary.csv"));
     curves.save(st.output("curves.csv"));
     nlohmann::json s;
-    s["optimal_test_loss"] = eps_star;
+    s["optimal_test_loss"] = optimal_test_loss;
     s["a"] = grid;
     s["seeds"] = seeds;
     s["points"] = points;

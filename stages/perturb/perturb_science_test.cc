@@ -46,7 +46,7 @@ const std::string kDir = "stages/perturb/quick/";
 struct Sweep {
   std::vector<double> a, best_test, mean_test;
   std::map<double, std::vector<double>> test_by_a;
-  double eps_star = 0.0;
+  double optimal_test_loss = 0.0;
 };
 
 Sweep load() {
@@ -55,7 +55,7 @@ Sweep load() {
   s.a = summary.at("a");
   s.best_test = summary.at("best_test_loss");
   s.mean_test = summary.at("mean_test_loss");
-  s.eps_star = summary.at("optimal_test_loss").at(0);
+  s.optimal_test_loss = summary.at("optimal_test_loss").at(0);
   const auto table = read_csv(kDir + "perturb.csv");
   for (std::size_t r = 0; r < table.at("a").size(); ++r) s.test_by_a[table.at("a")[r]].push_back(table.at("test_loss")[r]);
   return s;
@@ -76,7 +76,7 @@ TEST(PerturbScience, SweepIsComplete) {
   EXPECT_EQ(s.a.back(), 1.0);
   for (double a : s.a) {
     ASSERT_GE(s.test_by_a.at(a).size(), 3u) << "a = " << a;
-    for (double x : s.test_by_a.at(a)) EXPECT_TRUE(std::isfinite(x) && x > s.eps_star - 0.05) << "a = " << a;
+    for (double x : s.test_by_a.at(a)) EXPECT_TRUE(std::isfinite(x) && x > s.optimal_test_loss - 0.05) << "a = " << a;
   }
 }
 
@@ -117,7 +117,7 @@ const Verdict kLossGrows = Verdict::kHolds;
 TEST(PerturbScience, FactoredAttentionIsBestAndLossGrowsWithA) {
   const Sweep s = load();
   const double sigma0 = sample_sd(s.test_by_a.at(0.0));
-  std::printf("sigma0 = %.5f, eps* = %.5f\n", sigma0, s.eps_star);
+  std::printf("sigma0 = %.5f, eps* = %.5f\n", sigma0, s.optimal_test_loss);
   for (std::size_t k = 0; k < s.a.size(); ++k)
     std::printf("a = %-5g best %.5f  mean %.5f  best - eps(0) = %+.5f\n", s.a[k], s.best_test[k], s.mean_test[k],
                 s.best_test[k] - s.best_test[0]);

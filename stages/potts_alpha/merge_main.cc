@@ -23,7 +23,7 @@ int main(int argc, char** argv) {
     std::vector<int> grid;
     for (std::int64_t M : plan.integers("M_grid", 1, 10000000)) grid.push_back(int(M));
     const int R = int(plan.integer("realisations", 2, 100000));
-    const double L = plan.number_open("L", 0.0, 1e9), eps_star = plan.number("optimal_test_loss");
+    const double L = plan.number_open("L", 0.0, 1e9), optimal_test_loss = plan.number("optimal_test_loss");
 
     // (M, r) -> row of values, in the chunk tables' column order
     std::vector<std::string> cols = {"M", "alpha", "realisation", "test_loss", "train_loss", "objective",
@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
       for (double v : x) var += (v - mean) * (v - mean) / (n - 1);
       const double se = std::sqrt(var / n);
       not_converged += int(n - conv);
-      curve.row({M / L, double(M), mean, se, n, tr / n, er / n, conv / n, eps_star});
+      curve.row({M / L, double(M), mean, se, n, tr / n, er / n, conv / n, optimal_test_loss});
       points.push_back({{"M", M}, {"alpha", M / L}, {"test_loss_mean", mean}, {"test_loss_se", se}});
       means.push_back(mean), ses.push_back(se), alphas.push_back(M / L);
     }
@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
     all.save(st.output("realisations.csv"));
     nlohmann::json s;
     s["L"] = L;
-    s["optimal_test_loss"] = eps_star;
+    s["optimal_test_loss"] = optimal_test_loss;
     s["beta"] = plan.value("beta");
     s["hamming_distance_train"] = plan.value("hamming_distance_train");
     s["estimator"] = plan.value("estimator");
@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
     s["peak"] = {{"alpha", alphas[peak]}, {"test_loss_mean", means[peak]}, {"test_loss_se", ses[peak]}};
     s["smallest_M"] = points.front();
     s["largest_M"] = points.back();
-    s["largest_M_gap"] = points.back()["test_loss_mean"].get<double>() - eps_star;
+    s["largest_M_gap"] = points.back()["test_loss_mean"].get<double>() - optimal_test_loss;
     s["fits"] = rows.size();
     s["not_converged"] = not_converged;
     st.write_summary(s);

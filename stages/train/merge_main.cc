@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
 
     CsvTable table({"model", "seed", "test_loss", "gap", "train_loss_all_positions", "reconstruction_error", "stalled"});
     nlohmann::json s;
-    double eps_star = std::nan("");
+    double optimal_test_loss = std::nan("");
     std::string beta_path;
     for (std::size_t mi = 0; mi < models.size(); ++mi) {
       const std::string& m = models[mi];
@@ -59,8 +59,8 @@ int main(int argc, char** argv) {
         const std::string path = st.input(m + "_s" + std::to_string(seed) + "/summary.json");
         const nlohmann::json j = read_json(path);
         const double opt = finite_number(j, "optimal_test_loss", path);
-        if (std::isnan(eps_star)) eps_star = opt;
-        if (opt != eps_star)
+        if (std::isnan(optimal_test_loss)) optimal_test_loss = opt;
+        if (opt != optimal_test_loss)
           throw StageError(path + ": optimal_test_loss differs from the other runs' (not the same test set?)");
         test.push_back(finite_number(j, "test_loss", path));
         gap.push_back(test.back() - opt);
@@ -94,7 +94,7 @@ int main(int argc, char** argv) {
     s["model_column"] = "seeds.csv column 'model' is the index into 'models'";
     s["seeds"] = seeds;
     s["stall_tolerance"] = tol;
-    s["optimal_test_loss"] = eps_star;
+    s["optimal_test_loss"] = optimal_test_loss;
     st.write_summary(s);
   });
 }
