@@ -25,7 +25,8 @@ void BM_Sweep(benchmark::State& state, ColourKind kind, double beta) {
   state.counters["change_rate"] = double(g.changes() - c0) / n;
 }
 
-// The paper configuration (stages/sample/configs/paper.json calibrates to beta ~12.7).
+// Identity U at the paper's beta, 12.7 (the paper-scale configs,
+// stages/sample/configs/paper_*.json, use Gaussian U: the dense cases below).
 BENCHMARK_CAPTURE(BM_Sweep, identity_beta12_7_paper, ColourKind::kIdentity, 12.7);
 BENCHMARK_CAPTURE(BM_Sweep, identity_beta5, ColourKind::kIdentity, 5.0);
 BENCHMARK_CAPTURE(BM_Sweep, identity_beta2, ColourKind::kIdentity, 2.0);

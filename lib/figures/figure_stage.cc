@@ -234,10 +234,19 @@ Plot xy_figure(Stage& st, Config& cfg) {
   const bool positive_only = cfg.has("positive_only") && cfg.boolean("positive_only");
   std::vector<std::string> titles;
   // "series": {"1_theory": {...}, "2_simulation": {...}}: drawn in key order
-  // (the script refers to them as index 0, 1, ...).
+  // (the script refers to them as index 0, 1, ...); the summary names each by
+  // its key without the ordering prefix ("theory"), for the paper to quote.
   Config list = cfg.section("series");
-  std::vector<std::string> ids;
-  for (const auto& [id, v] : list.json().items()) ids.push_back(id);
+  std::vector<std::string> ids, names;
+  for (const auto& [id, v] : list.json().items()) {
+    const auto digits = id.find_first_not_of("0123456789");
+    const bool prefixed = digits != std::string::npos && digits > 0 && id[digits] == '_' && digits + 1 < id.size();
+    const std::string name = prefixed ? id.substr(digits + 1) : id;
+    if (std::find(names.begin(), names.end(), name) != names.end())
+      throw StageError(cfg.origin() + ": series '" + id + "': another series is also named '" + name + "'");
+    ids.push_back(id);
+    names.push_back(name);
+  }
   if (ids.empty()) throw StageError(cfg.origin() + ": 'series' must name at least one series");
   nlohmann::json series_summary = nlohmann::json::array();
   for (std::size_t i = 0; i < ids.size(); ++i) {
@@ -246,7 +255,7 @@ Plot xy_figure(Stage& st, Config& cfg) {
     block << "# series " << i << ": " << s.title << "\n# x y err n\n";
     // The summary keeps what the text quotes: the last point and the
     // extremes (e.g. where a curve peaks); the .dat file has every point.
-    nlohmann::json info = {{"title", s.title}, {"points", 0}};
+    nlohmann::json info = {{"name", names[i]}, {"title", s.title}, {"points", 0}};
     auto point = [&](std::size_t k, double y) {
       return nlohmann::json{{"x", s.x[k]}, {"y", y}, {"err", s.err[k]}, {"n", s.n[k]}};
     };

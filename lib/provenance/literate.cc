@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <vector>
 
 #include "lib/core/error.h"
 
@@ -28,7 +30,52 @@ std::string keys_of(const nlohmann::json& j) {
   std::string s;
   if (j.is_object())
     for (const auto& [k, v] : j.items()) s += (s.empty() ? "" : ", ") + k;
+  if (j.is_array())  // the names an element can be addressed by
+    for (const auto& e : j)
+      if (e.is_object() && e.contains("name") && e["name"].is_string())
+        s += (s.empty() ? "" : ", ") + e["name"].get<std::string>();
   return s.empty() ? "none" : s;
+}
+
+// The parts of a placeholder path: split at dots, except inside a selector
+// (points[a=0.05].best_test_loss is points, [a=0.05], best_test_loss).
+std::vector<std::string> path_parts(const std::string& path) {
+  std::vector<std::string> parts(1);
+  bool in_selector = false;
+  for (char c : path) {
+    if (!in_selector && c == '.') {
+      parts.emplace_back();
+    } else if (!in_selector && c == '[') {
+      if (!parts.back().empty()) parts.emplace_back();
+      parts.back() += c;
+      in_selector = true;
+    } else {
+      parts.back() += c;
+      if (c == ']') in_selector = false;
+    }
+  }
+  return parts;
+}
+
+// A selector's value against a JSON value: numbers compare as numbers
+// (0.05 matches 0.05, 1 matches 1.0), strings as text.
+bool matches(const nlohmann::json& v, const std::string& value) {
+  if (v.is_string()) return v.get<std::string>() == value;
+  if (v.is_number()) {
+    char* end = nullptr;
+    const double x = std::strtod(value.c_str(), &end);
+    return !value.empty() && *end == '\0' && x == v.get<double>();
+  }
+  return false;
+}
+
+// The element of an array of objects whose "name" is `name` (e.g. a figure's
+// series by the name its config gives it), or null.
+const nlohmann::json* by_name(const nlohmann::json& array, const std::string& name) {
+  for (const auto& e : array)
+    if (e.is_object() && e.contains("name") && e["name"].is_string() && e["name"].get<std::string>() == name)
+      return &e;
+  return nullptr;
 }
 
 }  // namespace
@@ -69,21 +116,32 @@ std::string fill_placeholders(const std::string& text, const std::map<std::strin
       file = "provenance.json";
       path = path.substr(11);
     }
-    std::size_t start = 0;
-    while (true) {
-      auto d = path.find('.', start);
-      const std::string part = path.substr(start, d == std::string::npos ? std::string::npos : d - start);
-      if (j->is_array() && !part.empty() && part.find_first_not_of("0123456789") == std::string::npos &&
-          std::stoul(part) < j->size()) {
+    for (const std::string& part : path_parts(path)) {
+      const std::string miss = where + ": placeholder {{" + body + "}}: " + key + "/" + file + " has no '" + part + "'";
+      if (part.size() > 2 && part.front() == '[' && part.back() == ']') {
+        // [field=value]: the element of an array whose field has that value.
+        const auto eq = part.find('=');
+        if (eq == std::string::npos || eq == 1) throw StageError(miss + " (a selector reads [field=value])");
+        const std::string field = part.substr(1, eq - 1), value = part.substr(eq + 1, part.size() - eq - 2);
+        const nlohmann::json* found = nullptr;
+        if (j->is_array())
+          for (const auto& e : *j)
+            if (e.is_object() && e.contains(field) && matches(e[field], value)) {
+              if (found) throw StageError(miss + " (more than one element has " + field + " = " + value + ")");
+              found = &e;
+            }
+        if (!found) throw StageError(miss + " (no element with " + field + " = " + value + ")");
+        j = found;
+      } else if (j->is_array() && !part.empty() && part.find_first_not_of("0123456789") == std::string::npos &&
+                 std::stoul(part) < j->size()) {
         j = &(*j)[std::stoul(part)];
+      } else if (j->is_array() && by_name(*j, part)) {
+        j = by_name(*j, part);
       } else if (j->is_object() && j->contains(part)) {
         j = &(*j)[part];
       } else {
-        throw StageError(where + ": placeholder {{" + body + "}}: " + key + "/" + file + " has no '" + part +
-                         "' (keys there: " + keys_of(*j) + ")");
+        throw StageError(miss + " (keys there: " + keys_of(*j) + ")");
       }
-      if (d == std::string::npos) break;
-      start = d + 1;
     }
     try {
       out += format_value(*j, fmt);

@@ -5,8 +5,12 @@
 // //paper:BUILD), `path` is a dot-separated path into that stage's
 // summary.json, or into its provenance record when it starts with
 // "provenance." (e.g. {{factored.final_test_loss:.3f}},
-// {{fig2a.provenance.target}}). Numbers print with fmt (printf style: .3f,
-// .4g, .2e; default .4g), integers exactly, strings as they are. A
+// {{fig2a.provenance.target}}). In an array, a part picks an element by
+// its "name" ({{fig_diversity.series.plm_erec.last.y}}) or by the value of a
+// field ({{perturb.points[a=0.05].best_test_loss}}; numbers compare as
+// numbers); a position (series.2) also resolves, but names do not shift when
+// an order changes. Numbers print with fmt (printf style: .3f, .4g, .2e;
+// default .4g), integers exactly, strings as they are. A
 // placeholder that names nothing is an error naming the line and the keys
 // that exist, so the paper never shows a stale or invented number.
 //

@@ -236,6 +236,39 @@ TEST(Literate, FillsNumbersStringsAndProvenance) {
             "ε = 0.361 after 300 epochs (//stages/train:paper_factored, seed 1), 0.3612, 2.0e-01");
 }
 
+TEST(Literate, ArrayElementsByNameAndByField) {
+  std::map<std::string, StageDocs> docs;
+  docs["fig"].summary = {{"series", {{{"name", "theory"}, {"last", {{"y", 0.5}}}},
+                                     {{"name", "simulation"}, {"last", {{"y", 0.25}}}}}}};
+  docs["perturb"].summary = {{"points", {{{"a", 0.0}, {"loss", 1.5}, {"kind", "base"}},
+                                         {{"a", 0.05}, {"loss", 2.5}, {"kind", "mid"}},
+                                         {{"a", 1.0}, {"loss", 3.5}, {"kind", "top"}}}}};
+  EXPECT_EQ(fill_placeholders("{{fig.series.simulation.last.y}} {{fig.series.theory.last.y:.2f}}", docs, "t.md"),
+            "0.25 0.50");
+  EXPECT_EQ(fill_placeholders("{{perturb.points[a=0.05].loss}} {{perturb.points[a=1].loss}} "
+                              "{{perturb.points[a=0].loss}} {{perturb.points[kind=top].a}}",
+                              docs, "t.md"),
+            "2.5 3.5 1.5 1");
+  // A missing name or value, a malformed selector, two matching elements:
+  // each an error naming the part (and, for names, the names there).
+  auto error_of = [&](const std::string& text) {
+    try {
+      fill_placeholders(text, docs, "t.md");
+    } catch (const StageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string no_name = error_of("{{fig.series.measured.last.y}}");
+  EXPECT_NE(no_name.find("'measured'"), std::string::npos) << no_name;
+  EXPECT_NE(no_name.find("theory, simulation"), std::string::npos) << no_name;
+  EXPECT_NE(error_of("{{perturb.points[a=0.5].loss}}").find("no element with a = 0.5"), std::string::npos);
+  EXPECT_NE(error_of("{{perturb.points[a].loss}}").find("[field=value]"), std::string::npos);
+  EXPECT_NE(error_of("{{perturb.points[a=0.05x].loss}}").find("no element"), std::string::npos);
+  docs["perturb"].summary["points"][2]["kind"] = "mid";
+  EXPECT_NE(error_of("{{perturb.points[kind=mid].loss}}").find("more than one"), std::string::npos);
+}
+
 TEST(Literate, UnknownPlaceholderNamesLineAndKeys) {
   std::map<std::string, StageDocs> docs;
   docs["factored"].summary = {{"final_test_loss", 0.36}};
