@@ -64,10 +64,9 @@ std::map<std::string, provenance::StageDocs> stage_docs(const Stage& st) {
 
 // Caption placeholders over arrays, which lib/provenance's placeholders
 // cannot show: {{key.path:list}} gives the elements joined by ", " (e.g. the
-// seeds a sweep averaged) and {{key.path:count}} their number. Resolved like
-// any placeholder (path into key's summary.json, or its provenance record
-// after "provenance."); one that names nothing or no array is an error. The
-// other placeholders are left to provenance::fill_placeholders.
+// seeds a sweep averaged) and {{key.path:count}} their number. The path
+// resolves as in provenance::fill_placeholders, which fills the other
+// placeholders; one that names nothing or no array is an error.
 std::string expand_array_placeholders(const std::string& text, const std::map<std::string, provenance::StageDocs>& docs,
                                       const std::string& origin) {
   std::string out;
@@ -86,25 +85,7 @@ std::string expand_array_placeholders(const std::string& text, const std::map<st
     }
     const std::string name = body.substr(0, colon);
     const std::string where = origin + ": placeholder {{" + body + "}}";
-    const auto dot = name.find('.');
-    auto st = dot == std::string::npos ? docs.end() : docs.find(name.substr(0, dot));
-    if (st == docs.end()) throw StageError(where + ": expected {{stage.path:" + fmt + "}} naming an input stage");
-    std::string path = name.substr(dot + 1);
-    const nlohmann::json* j = &st->second.summary;
-    if (path.rfind("provenance.", 0) == 0) {
-      j = &st->second.provenance;
-      path = path.substr(11);
-    }
-    std::istringstream parts(path);
-    for (std::string part; std::getline(parts, part, '.');) {
-      if (j->is_array() && !part.empty() && part.find_first_not_of("0123456789") == std::string::npos &&
-          std::stoul(part) < j->size())
-        j = &(*j)[std::stoul(part)];
-      else if (j->is_object() && j->contains(part))
-        j = &(*j)[part];
-      else
-        throw StageError(where + ": no '" + part + "' in " + st->first + "'s summary or provenance record");
-    }
+    const nlohmann::json* j = &provenance::resolve(docs, name, where);
     if (!j->is_array()) throw StageError(where + ": ':" + fmt + "' needs an array, found " + j->dump());
     out += text.substr(pos, open - pos);
     if (fmt == "count") {

@@ -80,6 +80,55 @@ const nlohmann::json* by_name(const nlohmann::json& array, const std::string& na
 
 }  // namespace
 
+const nlohmann::json& resolve(const std::map<std::string, StageDocs>& stages, const std::string& body,
+                              const std::string& where) {
+  auto dot = body.find('.');
+  if (dot == std::string::npos) throw StageError(where + ": expected {{stage.key}}");
+  const std::string key = body.substr(0, dot);
+  auto st = stages.find(key);
+  if (st == stages.end()) {
+    std::string have;
+    for (const auto& [k, v] : stages) have += (have.empty() ? "" : ", ") + k;
+    throw StageError(where + ": no stage '" + key + "' among the inputs (" + have + ")");
+  }
+  std::string path = body.substr(dot + 1);
+  const nlohmann::json* j = &st->second.summary;
+  std::string file = "summary.json";
+  if (path.rfind("provenance.", 0) == 0) {
+    j = &st->second.provenance;
+    file = "provenance.json";
+    path = path.substr(11);
+  }
+  for (const std::string& part : path_parts(path)) {
+    const std::string miss = where + ": " + key + "/" + file + " has no '" + part + "'";
+    if (part.size() > 2 && part.front() == '[' && part.back() == ']') {
+      // [field=value]: the element of an array whose field has that value.
+      const auto eq = part.find('=');
+      if (eq == std::string::npos || eq == 1) throw StageError(miss + " (a selector reads [field=value])");
+      const std::string field = part.substr(1, eq - 1), value = part.substr(eq + 1, part.size() - eq - 2);
+      const nlohmann::json* found = nullptr;
+      if (j->is_array())
+        for (const auto& e : *j)
+          if (e.is_object() && e.contains(field) && matches(e[field], value)) {
+            if (found) throw StageError(miss + " (more than one element has " + field + " = " + value + ")");
+            found = &e;
+          }
+      if (!found) throw StageError(miss + " (no element with " + field + " = " + value + ")");
+      j = found;
+    } else if (j->is_array() && !part.empty() && part.find_first_not_of("0123456789") == std::string::npos &&
+               std::stoul(part) < j->size()) {
+      j = &(*j)[std::stoul(part)];
+    } else if (j->is_array() && by_name(*j, part)) {
+      j = by_name(*j, part);
+    } else if (j->is_object() && j->contains(part)) {
+      j = &(*j)[part];
+    } else {
+      throw StageError(miss + " (keys there: " + keys_of(*j) + ")");
+    }
+  }
+  return *j;
+}
+
 std::string fill_placeholders(const std::string& text, const std::map<std::string, StageDocs>& stages,
                               const std::string& origin) {
   std::string out;
@@ -98,53 +147,9 @@ std::string fill_placeholders(const std::string& text, const std::map<std::strin
       fmt = body.substr(colon + 1);
       body = body.substr(0, colon);
     }
-    auto dot = body.find('.');
-    if (dot == std::string::npos) throw StageError(where + ": placeholder {{" + body + "}}: expected {{stage.key}}");
-    const std::string key = body.substr(0, dot);
-    auto st = stages.find(key);
-    if (st == stages.end()) {
-      std::string have;
-      for (const auto& [k, v] : stages) have += (have.empty() ? "" : ", ") + k;
-      throw StageError(where + ": placeholder {{" + body + "}}: no stage '" + key + "' among the inputs (" + have +
-                       ")");
-    }
-    std::string path = body.substr(dot + 1);
-    const nlohmann::json* j = &st->second.summary;
-    std::string file = "summary.json";
-    if (path.rfind("provenance.", 0) == 0) {
-      j = &st->second.provenance;
-      file = "provenance.json";
-      path = path.substr(11);
-    }
-    for (const std::string& part : path_parts(path)) {
-      const std::string miss = where + ": placeholder {{" + body + "}}: " + key + "/" + file + " has no '" + part + "'";
-      if (part.size() > 2 && part.front() == '[' && part.back() == ']') {
-        // [field=value]: the element of an array whose field has that value.
-        const auto eq = part.find('=');
-        if (eq == std::string::npos || eq == 1) throw StageError(miss + " (a selector reads [field=value])");
-        const std::string field = part.substr(1, eq - 1), value = part.substr(eq + 1, part.size() - eq - 2);
-        const nlohmann::json* found = nullptr;
-        if (j->is_array())
-          for (const auto& e : *j)
-            if (e.is_object() && e.contains(field) && matches(e[field], value)) {
-              if (found) throw StageError(miss + " (more than one element has " + field + " = " + value + ")");
-              found = &e;
-            }
-        if (!found) throw StageError(miss + " (no element with " + field + " = " + value + ")");
-        j = found;
-      } else if (j->is_array() && !part.empty() && part.find_first_not_of("0123456789") == std::string::npos &&
-                 std::stoul(part) < j->size()) {
-        j = &(*j)[std::stoul(part)];
-      } else if (j->is_array() && by_name(*j, part)) {
-        j = by_name(*j, part);
-      } else if (j->is_object() && j->contains(part)) {
-        j = &(*j)[part];
-      } else {
-        throw StageError(miss + " (keys there: " + keys_of(*j) + ")");
-      }
-    }
+    const nlohmann::json& v = resolve(stages, body, where + ": placeholder {{" + body + "}}");
     try {
-      out += format_value(*j, fmt);
+      out += format_value(v, fmt);
     } catch (const StageError& e) {
       throw StageError(where + ": placeholder {{" + body + "}}: " + e.what());
     }

@@ -31,6 +31,11 @@ struct StageDocs {
 std::string fill_placeholders(const std::string& text, const std::map<std::string, StageDocs>& stages,
                               const std::string& origin);
 
+// The value {{body}} names (body = key.path, no format), as fill_placeholders
+// finds it; a StageError beginning with `where` when it names nothing.
+const nlohmann::json& resolve(const std::map<std::string, StageDocs>& stages, const std::string& body,
+                              const std::string& where);
+
 // One value formatted as fill_placeholders does.
 std::string format_value(const nlohmann::json& v, const std::string& fmt);
 

@@ -112,8 +112,8 @@ TEST(Pipeline, ArrayPlaceholderThatNamesNoArrayIsAnError) {
   int k = 0;
   for (const auto& [caption, message] : std::vector<std::pair<std::string, std::string>>{
            {"{{sweep0.points:list}}", "':list' needs an array, found 4"},
-           {"{{sweep0.seed:count}}", "no 'seed' in sweep0"},
-           {"{{nostage.seeds:count}}", "naming an input stage"}}) {
+           {"{{sweep0.seed:count}}", "sweep0/summary.json has no 'seed'"},
+           {"{{nostage.seeds:count}}", "no stage 'nostage'"}}) {
     const std::string dir = tmpdir() + "/bad_array_" + std::to_string(k++);
     fs::create_directories(dir);
     auto cfg = rec["config"];
