@@ -24,6 +24,9 @@
 //
 // Captions: {{stage.path[:fmt]}} placeholders filled from the upstream
 // summaries (lib/provenance/literate.h), plus {{stage.path:count}} and
+// {{stage.path:list}}, an array's length and its elements. The summary names
+// each xy series by its config key without the ordering prefix ("1_theory":
+// "theory"), so the paper quotes series.theory.last.y.
 //
 // Tested through the quick figures' data files and summaries, whose bytes
 // //tests/determinism:cross_cpu_test compares with committed hashes; the
