@@ -1,6 +1,7 @@
 #include "lib/studies/sample_complexity.h"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 #include <vector>
 
@@ -53,9 +54,9 @@ RealisationResult run_realisation(const arma::imat& pool, const nn::SequenceSet&
   return out;
 }
 
-FactoredFitOptions read_factored_fit_options(Config& c) {
+FactoredFitOptions read_factored_fit_options(Config& c, bool lambda_by_validation) {
   FactoredFitOptions o;
-  o.lambda = c.number("lambda", 0.0, 1e3);
+  o.lambda = lambda_by_validation ? std::numeric_limits<double>::quiet_NaN() : c.number("lambda", 0.0, 1e3);
   o.init = c.choice("init", {"random", "plm"});
   o.init_std_A = c.number("init_std_A", 0.0, 1e3);
   o.init_std_V = c.number("init_std_V", 0.0, 1e3);
