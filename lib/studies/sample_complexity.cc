@@ -54,6 +54,19 @@ RealisationResult run_realisation(const arma::imat& pool, const nn::SequenceSet&
   return out;
 }
 
+std::vector<arma::uword> realisations_per_M(Config& plan, std::size_t grid_size) {
+  std::vector<arma::uword> out;
+  if (plan.has("realisations_by_M")) {
+    for (std::int64_t r : plan.integers("realisations_by_M", 2, 100000)) out.push_back(arma::uword(r));
+    if (out.size() != grid_size)
+      throw StageError(plan.origin() + ": key 'realisations_by_M': " + std::to_string(out.size()) +
+                       " counts for a grid of " + std::to_string(grid_size) + " M");
+  } else {
+    out.assign(grid_size, arma::uword(plan.integer("realisations", 2, 100000)));
+  }
+  return out;
+}
+
 FactoredFitOptions read_factored_fit_options(Config& c, bool lambda_by_validation) {
   FactoredFitOptions o;
   o.lambda = lambda_by_validation ? std::numeric_limits<double>::quiet_NaN() : c.number("lambda", 0.0, 1e3);
