@@ -8,7 +8,7 @@ load("//tools:stage.bzl", "stage")
 load("//paper:readings.bzl", "PAPER_SEEDS", "READINGS")
 
 # Figures drawn once per scale, and the Potts figures drawn once per reading.
-FIGURES = ["fig3_left", "fig3_decay", "diversity"]
+FIGURES = ["fig3_left", "fig3_decay", "diversity", "diversity_lambda"]
 POTTS_FIGURES = ["fig2a", "fig2b", "fig2c", "fig2d", "fig3_right"]
 
 def paper_stages(scale):

@@ -13,6 +13,10 @@ and the figures <fig>_R.
 
 READINGS = ["h70", "h30"]
 
+# The headline reading (paper/paper.md section 1): where figure 3 right's
+# peak is resolved with more realisations.
+HEADLINE = "h70"
+
 # Seeds (independent restarts) per model at paper scale: figure 2a-c report
 # mean +- standard error over them, stalled runs included.
 PAPER_SEEDS = [1, 2, 3, 4, 5]

@@ -1,6 +1,8 @@
 #include "lib/studies/recovery.h"
 
 #include <cmath>
+#include <string>
+#include <utility>
 
 #include "lib/core/error.h"
 #include "lib/nn/mlm_model.h"
@@ -16,23 +18,70 @@ static void mean_se(const std::vector<double>& x, double& mean, double& se) {
   se = n > 1 ? std::sqrt(var / (n - 1) / n) : 0.0;
 }
 
-PlmPenalty choose_plm_penalty(const arma::imat& train, arma::uword C, const std::vector<double>& grid,
-                              arma::uword holdout_every, const LbfgsOptions& lbfgs, std::vector<double>* losses) {
-  if (grid.empty()) throw StageError("plm validation: the lambda grid is empty");
+namespace {
+
+// The held-in and held-out rows of the validation (recovery.h), after
+// checking the grid and the split.
+struct Holdout {
+  arma::imat fit, val;
+};
+
+Holdout holdout_split(const arma::imat& train, arma::uword holdout_every, const std::string& who) {
   if (holdout_every < 2 || train.n_rows < 2 * holdout_every)
-    throw StageError("plm validation: need holdout_every >= 2 and at least 2 * holdout_every training sequences");
+    throw StageError(who + " validation: need holdout_every >= 2 and at least 2 * holdout_every training sequences");
   std::vector<arma::uword> fit_rows, val_rows;
   for (arma::uword k = 0; k < train.n_rows; ++k)
     (k % holdout_every == holdout_every - 1 ? val_rows : fit_rows).push_back(k);
-  const arma::imat fit = train.rows(arma::uvec(fit_rows)), val = train.rows(arma::uvec(val_rows));
+  return {train.rows(arma::uvec(fit_rows)), train.rows(arma::uvec(val_rows))};
+}
+
+Holdout holdout_split(const arma::imat& train, const std::vector<double>& grid, arma::uword holdout_every,
+                      const std::string& who) {
+  if (grid.empty()) throw StageError(who + " validation: the lambda grid is empty");
+  for (std::size_t k = 1; k < grid.size(); ++k)
+    if (!(grid[k] > grid[k - 1])) throw StageError(who + " validation: the lambda grid must increase");
+  return holdout_split(train, holdout_every, who);
+}
+
+}  // namespace
+
+PlmPenalty choose_plm_penalty(const arma::imat& train, arma::uword C, const std::vector<double>& grid,
+                              arma::uword holdout_every, const LbfgsOptions& lbfgs, std::vector<double>* losses,
+                              PlmModel* chosen_fit) {
+  const Holdout h = holdout_split(train, grid, holdout_every, "plm");
   PlmPenalty best;
   double best_loss = INFINITY;
   if (losses) losses->clear();
   for (double lambda : grid) {
     const PlmPenalty pen{lambda, lambda};
-    const double loss = plm_test_loss(fit_plm(fit, C, pen, lbfgs).model, val);
+    PlmFit f = fit_plm(h.fit, C, pen, lbfgs);
+    const double loss = plm_test_loss(f.model, h.val);
     if (losses) losses->push_back(loss);
-    if (loss < best_loss) best_loss = loss, best = pen;
+    if (loss < best_loss) {
+      best_loss = loss, best = pen;
+      if (chosen_fit) *chosen_fit = std::move(f.model);
+    }
+  }
+  return best;
+}
+
+double choose_factored_penalty(const arma::imat& train, arma::uword C, const std::vector<double>& grid,
+                               arma::uword holdout_every, const FactoredFitOptions& o, const PlmModel& held_in_plm,
+                               std::vector<double>* losses) {
+  const Holdout h = holdout_split(train, grid, holdout_every, "factored attention");
+  const nn::SequenceSet fit = nn::to_sequence_set(h.fit, C, "held-in training sequences");
+  const nn::SequenceSet val = nn::to_sequence_set(h.val, C, "held-out training sequences");
+  arma::mat A0, V0;
+  split_plm_into_factored(held_in_plm, A0, V0);
+  double best = grid.front(), best_loss = INFINITY;
+  if (losses) losses->clear();
+  for (double lambda : grid) {
+    FactoredFitOptions fo = o;
+    fo.lambda = lambda;
+    const FactoredFit f = fit_factored_attention_from(fit, C, A0, V0, fo);
+    const double loss = factored_test_loss(f.A, f.V, val, C);
+    if (losses) losses->push_back(loss);
+    if (loss < best_loss) best_loss = loss, best = lambda;
   }
   return best;
 }
@@ -48,10 +97,23 @@ RecoveryResult evaluate_recovery(const arma::imat& train, const arma::imat& test
 
   // Full pseudo-likelihood baseline (convex; from zero), its penalty given
   // or chosen by validation on the training set.
+  PlmModel held_in_plm;
   r.plm_penalty = o.plm_lambda_grid.empty()
                       ? o.plm_penalty
-                      : choose_plm_penalty(train, C, o.plm_lambda_grid, o.plm_holdout_every, o.plm_lbfgs,
-                                           &r.plm_validation_losses);
+                      : choose_plm_penalty(train, C, o.plm_lambda_grid, o.holdout_every, o.plm_lbfgs,
+                                           &r.plm_validation_losses, &held_in_plm);
+  // Factored attention's penalty, given or chosen by validation.
+  r.fa_lambda = o.factored.lambda;
+  if (!o.fa_lambda_grid.empty()) {
+    if (o.plm_lambda_grid.empty()) {
+      held_in_plm = fit_plm(holdout_split(train, o.holdout_every, "factored attention").fit, C, r.plm_penalty,
+                            o.plm_lbfgs).model;
+    }
+    r.fa_lambda = choose_factored_penalty(train, C, o.fa_lambda_grid, o.holdout_every, o.factored, held_in_plm,
+                                          &r.fa_validation_losses);
+  }
+  if (!std::isfinite(r.fa_lambda) || r.fa_lambda < 0)
+    throw StageError("recovery: factored attention's lambda must be finite and non-negative (or chosen by validation)");
   PlmFit plm = fit_plm(train, C, r.plm_penalty, o.plm_lbfgs);
   FitRecord p;
   p.kind = "plm";
@@ -79,6 +141,7 @@ RecoveryResult evaluate_recovery(const arma::imat& train, const arma::imat& test
     return x;
   };
   FactoredFitOptions fo = o.factored;
+  fo.lambda = r.fa_lambda;
   fo.init = "random";
   fo.restarts = 1;
   for (int s = 0; s < o.seeds; ++s) r.fits.push_back(record(fit_factored_attention(tr, C, fo, seed * 1000 + s), "factored_random", s));
@@ -86,7 +149,9 @@ RecoveryResult evaluate_recovery(const arma::imat& train, const arma::imat& test
     // The plm start reuses the baseline fit above (same data, same penalty).
     arma::mat A0, V0;
     split_plm_into_factored(plm.model, A0, V0);
-    r.fits.push_back(record(fit_factored_attention_from(tr, C, A0, V0, o.factored), "factored_plm_start", 0));
+    FactoredFitOptions fp = o.factored;
+    fp.lambda = r.fa_lambda;
+    r.fits.push_back(record(fit_factored_attention_from(tr, C, A0, V0, fp), "factored_plm_start", 0));
   }
   double best = r.fits[0].train_objective;
   size_t best_k = 0;

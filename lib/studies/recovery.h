@@ -7,6 +7,16 @@
 //    "plm" start (leading singular pair of the full pseudo-likelihood fit);
 //  * the full pseudo-likelihood baseline (plmDCA, lib/estimators/pseudo_likelihood.h).
 //
+// Both penalties can be chosen by validation on the training set alone, as
+// users of either estimator would: every `holdout_every`-th training
+// sequence is held out (rows k with k % holdout_every == holdout_every - 1),
+// each lambda of a grid is fitted on the rest, the lambda with the lowest
+// loss eq. 3 on the held-out rows wins (the smallest on ties; grids must
+// increase), and the final fits use the whole training set. Factored
+// attention's validation fits start from the data-only plm start of the
+// held-in rows (the full model at its chosen penalty, split as above), so
+// the validation curve does not depend on random restarts.
+//
 // Reported per fit: test-loss gap eps - eps* (eq. 3), e_rec of A (or of the
 // projection of W onto U for the baseline), final training objective.
 //
@@ -36,7 +46,10 @@ struct RecoveryOptions {
   // Non-empty: the baseline's penalty is chosen by validation instead
   // (choose_plm_penalty), lambda_h = lambda_W = each value of the grid.
   std::vector<double> plm_lambda_grid;
-  arma::uword plm_holdout_every = 10;
+  // Non-empty: factored attention's lambda is chosen by validation
+  // (choose_factored_penalty) and factored.lambda is not used.
+  std::vector<double> fa_lambda_grid;
+  arma::uword holdout_every = 10;  // of both validations
   LbfgsOptions plm_lbfgs;
   double stall_tolerance = 0.005;
 };
@@ -61,17 +74,26 @@ struct RecoveryResult {
   double plm_gap = 0, plm_erec = 0, plm_erec_zero_sum = 0;
   PlmPenalty plm_penalty;                     // the penalty of the baseline fit
   std::vector<double> plm_validation_losses;  // one per plm_lambda_grid value
+  double fa_lambda = 0;                       // the penalty of every factored fit
+  std::vector<double> fa_validation_losses;   // one per fa_lambda_grid value
 };
 
-// The full pseudo-likelihood's penalty chosen as its users would (plmDCA):
-// every `holdout_every`-th training sequence (rows k with k % holdout_every
-// == holdout_every - 1) is held out, the model is fitted on the rest for
-// each lambda of the grid (lambda_h = lambda_W = lambda), and the lambda with
-// the lowest loss eq. 3 on the held-out sequences wins (the smallest lambda
-// on ties). No test data and no knowledge of J are used. Writes the
-// validation loss of every lambda to `losses`.
+// The full pseudo-likelihood's penalty chosen by validation (above):
+// lambda_h = lambda_W = each lambda of the grid. No test data and no
+// knowledge of J are used. Writes the validation loss of every lambda to
+// `losses` and, if `chosen_fit` is given, the model fitted on the held-in
+// rows at the chosen penalty.
 PlmPenalty choose_plm_penalty(const arma::imat& train, arma::uword C, const std::vector<double>& grid,
-                              arma::uword holdout_every, const LbfgsOptions& lbfgs, std::vector<double>* losses);
+                              arma::uword holdout_every, const LbfgsOptions& lbfgs, std::vector<double>* losses,
+                              PlmModel* chosen_fit = nullptr);
+
+// Factored attention's lambda chosen by validation (above), one fit per
+// lambda from the split of `held_in_plm` (the full pseudo-likelihood fitted
+// on the held-in rows; o.lambda is ignored). Writes the validation loss of
+// every lambda to `losses`.
+double choose_factored_penalty(const arma::imat& train, arma::uword C, const std::vector<double>& grid,
+                               arma::uword holdout_every, const FactoredFitOptions& o, const PlmModel& held_in_plm,
+                               std::vector<double>* losses);
 
 RecoveryResult evaluate_recovery(const arma::imat& train, const arma::imat& test, const PottsModel& truth,
                                  const RecoveryOptions& o, std::uint64_t seed);

@@ -1,11 +1,13 @@
-// The full pseudo-likelihood baseline with its penalty chosen by validation
-// (lib/studies/recovery.h): the choice uses held-out training sequences only,
-// and a mis-tuned penalty (none, or far too strong) gives a larger test gap
-// than the chosen one, so a comparison against the tuned baseline is a
-// comparison that can be lost.
+// The penalties chosen by validation (lib/studies/recovery.h), of the full
+// pseudo-likelihood baseline and of factored attention: the choice uses
+// held-out training sequences only, and a mis-tuned penalty (none, or far
+// too strong) gives a larger test gap than the chosen one, so a comparison
+// against a tuned estimator is a comparison that can be lost.
 #include "lib/studies/recovery.h"
 
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include "lib/core/error.h"
 #include "lib/potts/calibration.h"
@@ -60,10 +62,69 @@ TEST(PlmValidation, ChoosesFromTheGridWithoutTestData) {
   EXPECT_LT(g, test_gap(d, PlmPenalty{1e-1, 1e-1}, o));
 }
 
+// Factored attention has 6 * 6 + 4 * 4 = 52 parameters here: far fewer
+// than the data, so validation must not pick the strongest penalty, which
+// shrinks A and V towards zero (an underfit whose test gap is larger).
+TEST(FactoredValidation, ChoosesFromTheGridAndBeatsAnUnderfit) {
+  const Data d = make_data();
+  const arma::uword C = d.truth.C();
+  LbfgsOptions o;
+  o.max_iterations = 3000;
+  PlmModel held_in;
+  choose_plm_penalty(d.train, C, {1e-4, 1e-3}, 10, o, nullptr, &held_in);
+  EXPECT_EQ(held_in.L, d.truth.L());
+  FactoredFitOptions fo;
+  fo.lbfgs = o;
+  fo.lambda = std::nan("");  // ignored: every lambda comes from the grid
+  const std::vector<double> grid = {1e-6, 1e-4, 1e-2, 1.0};
+  std::vector<double> losses;
+  const double chosen = choose_factored_penalty(d.train, C, grid, 10, fo, held_in, &losses);
+  ASSERT_EQ(losses.size(), grid.size());
+  std::size_t k = 0;
+  while (grid[k] != chosen) ++k;
+  for (double l : losses) EXPECT_LE(losses[k], l);
+  EXPECT_LT(chosen, 1.0);
+  // Refitted on all training data from the same start, the chosen lambda
+  // beats the underfit on the test set.
+  const nn::SequenceSet tr = nn::to_sequence_set(d.train, C, "train"), te = nn::to_sequence_set(d.test, C, "test");
+  arma::mat A0, V0;
+  split_plm_into_factored(fit_plm(d.train, C, PlmPenalty{1e-4, 1e-4}, o).model, A0, V0);
+  auto gap = [&](double lambda) {
+    FactoredFitOptions f = fo;
+    f.lambda = lambda;
+    const FactoredFit fit = fit_factored_attention_from(tr, C, A0, V0, f);
+    return factored_test_loss(fit.A, fit.V, te, C) - optimal_test_loss(d.truth, d.test);
+  };
+  EXPECT_LT(gap(chosen), gap(1.0));
+}
+
+// evaluate_recovery with both grids: every factored fit uses the chosen
+// lambda, and both validation curves are reported.
+TEST(FactoredValidation, RecoveryUsesTheChosenPenalty) {
+  const Data d = make_data();
+  RecoveryOptions o;
+  o.seeds = 2;
+  o.factored.lbfgs.max_iterations = 2000;
+  o.factored.lambda = std::nan("");
+  o.plm_lbfgs.max_iterations = 2000;
+  o.plm_lambda_grid = {1e-4, 1e-2};
+  o.fa_lambda_grid = {1e-5, 1e-3, 1.0};
+  const RecoveryResult r = evaluate_recovery(d.train, d.test, d.truth, o, 3);
+  EXPECT_EQ(r.fa_validation_losses.size(), 3u);
+  EXPECT_EQ(r.plm_validation_losses.size(), 2u);
+  EXPECT_TRUE(r.fa_lambda == 1e-5 || r.fa_lambda == 1e-3 || r.fa_lambda == 1.0);
+  // No grid and no lambda: an error, not a silent NaN penalty.
+  o.fa_lambda_grid.clear();
+  EXPECT_THROW(evaluate_recovery(d.train, d.test, d.truth, o, 3), StageError);
+}
+
 TEST(PlmValidation, BadSettingsAreAnError) {
   const Data d = make_data();
   EXPECT_THROW(choose_plm_penalty(d.train, d.truth.C(), {}, 10, LbfgsOptions{}, nullptr), StageError);
   EXPECT_THROW(choose_plm_penalty(d.train, d.truth.C(), {1e-3}, 1, LbfgsOptions{}, nullptr), StageError);
+  EXPECT_THROW(choose_plm_penalty(d.train, d.truth.C(), {1e-3, 1e-4}, 10, LbfgsOptions{}, nullptr), StageError);
+  EXPECT_THROW(choose_factored_penalty(d.train, d.truth.C(), {}, 10, FactoredFitOptions{}, make_plm_model(6, 4), nullptr),
+               StageError);
 }
 
 }  // namespace

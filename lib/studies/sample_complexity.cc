@@ -1,6 +1,7 @@
 #include "lib/studies/sample_complexity.h"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 #include <vector>
 
@@ -53,9 +54,22 @@ RealisationResult run_realisation(const arma::imat& pool, const nn::SequenceSet&
   return out;
 }
 
-FactoredFitOptions read_factored_fit_options(Config& c) {
+std::vector<arma::uword> realisations_per_M(Config& plan, std::size_t grid_size) {
+  std::vector<arma::uword> out;
+  if (plan.has("realisations_by_M")) {
+    for (std::int64_t r : plan.integers("realisations_by_M", 2, 100000)) out.push_back(arma::uword(r));
+    if (out.size() != grid_size)
+      throw StageError(plan.origin() + ": key 'realisations_by_M': " + std::to_string(out.size()) +
+                       " counts for a grid of " + std::to_string(grid_size) + " M");
+  } else {
+    out.assign(grid_size, arma::uword(plan.integer("realisations", 2, 100000)));
+  }
+  return out;
+}
+
+FactoredFitOptions read_factored_fit_options(Config& c, bool lambda_by_validation) {
   FactoredFitOptions o;
-  o.lambda = c.number("lambda", 0.0, 1e3);
+  o.lambda = lambda_by_validation ? std::numeric_limits<double>::quiet_NaN() : c.number("lambda", 0.0, 1e3);
   o.init = c.choice("init", {"random", "plm"});
   o.init_std_A = c.number("init_std_A", 0.0, 1e3);
   o.init_std_V = c.number("init_std_V", 0.0, 1e3);

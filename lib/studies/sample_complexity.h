@@ -42,10 +42,18 @@ RealisationResult run_realisation(const arma::imat& train_pool, const nn::Sequen
                                   const arma::mat& couplings_J, arma::uword M, arma::uword r,
                                   const FactoredFitOptions& o, std::uint64_t seed);
 
+// Realisations per M of a plan (its summary.json): the list
+// "realisations_by_M" (one count per M of "M_grid") when present, else
+// "realisations" for every M. Throws StageError naming the plan when the
+// list's length differs from the grid's.
+std::vector<arma::uword> realisations_per_M(Config& plan, std::size_t grid_size);
+
 // Reads the estimator from a config section (keys: lambda, init, init_std_A,
 // init_std_V, restarts, plm_lambda, max_iterations, gradient_tolerance,
 // relative_decrease, memory) and back to JSON (for plans and summaries).
-FactoredFitOptions read_factored_fit_options(Config& c);
+// With `lambda_by_validation` the key lambda is not read (and so rejected by
+// Config::finish): lambda is NaN until a validation chooses it.
+FactoredFitOptions read_factored_fit_options(Config& c, bool lambda_by_validation = false);
 nlohmann::json factored_fit_options_json(const FactoredFitOptions& o);
 FactoredFitOptions factored_fit_options_from_json(const nlohmann::json& j);
 

@@ -6,6 +6,7 @@
 
 #include <set>
 
+#include "lib/core/config.h"
 #include "lib/core/error.h"
 
 namespace potts {
@@ -28,6 +29,15 @@ TEST(SampleComplexity, InitSeedsAreDistinctPerRealisation) {
   for (std::uint64_t M : {5, 10, 3000})
     for (std::uint64_t r = 0; r < 30; ++r) s.insert(realisation_init_seed(1, M, r));
   EXPECT_EQ(s.size(), 90u);
+}
+
+TEST(SampleComplexity, RealisationsPerMFromAListOrOneCount) {
+  Config one = Config::parse(R"({"realisations": 30})", "plan");
+  EXPECT_EQ(realisations_per_M(one, 3), (std::vector<arma::uword>{30, 30, 30}));
+  Config list = Config::parse(R"({"realisations": 300, "realisations_by_M": [300, 3000, 300]})", "plan");
+  EXPECT_EQ(realisations_per_M(list, 3), (std::vector<arma::uword>{300, 3000, 300}));
+  Config wrong = Config::parse(R"({"realisations_by_M": [300, 3000]})", "plan");
+  EXPECT_THROW(realisations_per_M(wrong, 3), StageError);
 }
 
 }  // namespace

@@ -2,8 +2,9 @@
 // section 7): on one sample-stage data set (its own colour kind and
 // calibrated beta), factored attention by L-BFGS from several random starts
 // and from the data-only plm start, against the full pseudo-likelihood
-// baseline (lib/studies/recovery.h). Outputs every fit (fits.csv) and the
-// point's summary (summary.json) for the merge.
+// baseline, each penalty given or chosen by validation
+// (lib/studies/recovery.h). Outputs every fit (fits.csv) and the point's
+// summary (summary.json, with the validation curves) for the merge.
 #include <cmath>
 #include <map>
 
@@ -23,17 +24,22 @@ int main(int argc, char** argv) {
     o.plm_start = cfg.boolean("plm_start");
     o.stall_tolerance = cfg.number("stall_tolerance", 0.0, 10.0);
     Config est = cfg.section("estimator");
-    o.factored = read_factored_fit_options(est);
+    // lambda_grid instead of lambda: the penalty chosen by validation.
+    const bool validate_lambda = est.has("lambda_grid");
+    if (validate_lambda) o.fa_lambda_grid = est.numbers("lambda_grid", 0.0, 1e3);
+    o.factored = read_factored_fit_options(est, validate_lambda);
     est.finish();
     Config plm = cfg.section("plm");
     if (plm.has("lambda_grid")) {
       // The penalty chosen by validation (lib/studies/recovery.h).
       o.plm_lambda_grid = plm.numbers("lambda_grid", 0.0, 1e3);
-      o.plm_holdout_every = arma::uword(plm.integer("holdout_every", 2, 1000));
     } else {
       o.plm_penalty.lambda_h = plm.number("lambda_h", 0.0, 1e3);
       o.plm_penalty.lambda_W = plm.number("lambda_W", 0.0, 1e3);
     }
+    // Held-out share of both validations (lib/studies/recovery.h).
+    if (!o.plm_lambda_grid.empty() || validate_lambda)
+      o.holdout_every = arma::uword(plm.integer("holdout_every", 2, 1000));
     o.plm_lbfgs.max_iterations = int(plm.integer("max_iterations", 1, 1000000));
     o.plm_lbfgs.gradient_tolerance = plm.number("gradient_tolerance", 0.0, 1.0);
     plm.finish();
@@ -85,13 +91,20 @@ int main(int argc, char** argv) {
     s["seeds"] = o.seeds;
     s["not_converged"] = not_converged;
     s["fit_kind_codes"] = {{"0", "factored_random"}, {"1", "factored_plm_start"}, {"2", "plm"}};
-    s["estimator"] = factored_fit_options_json(o.factored);
+    FactoredFitOptions used = o.factored;
+    used.lambda = r.fa_lambda;
+    s["estimator"] = factored_fit_options_json(used);
+    s["fa_lambda_chosen"] = r.fa_lambda;
+    if (!o.fa_lambda_grid.empty())
+      s["fa_validation"] = {{"lambda_grid", o.fa_lambda_grid},
+                            {"validation_loss", r.fa_validation_losses},
+                            {"holdout_every", o.holdout_every}};
     s["plm_penalty"] = {{"lambda_h", r.plm_penalty.lambda_h}, {"lambda_W", r.plm_penalty.lambda_W}};
     s["plm_lambda_chosen"] = r.plm_penalty.lambda_W;
     if (!o.plm_lambda_grid.empty())
       s["plm_validation"] = {{"lambda_grid", o.plm_lambda_grid},
                              {"validation_loss", r.plm_validation_losses},
-                             {"holdout_every", o.plm_holdout_every}};
+                             {"holdout_every", o.holdout_every}};
     s["stall_tolerance"] = o.stall_tolerance;
     // The data set's degeneracy diagnostics (lib/potts/diagnostics.h), so
     // that the merge can say which points rest on degenerate data.

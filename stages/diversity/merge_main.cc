@@ -5,8 +5,14 @@
 //   diversity_identity.csv  U identity (the standard Potts model)
 // columns hamming (achieved, training set), beta, optimal_test_loss, fa_gap_mean,
 // fa_gap_se, fa_erec_mean, fa_erec_se, fa_stall_fraction, plm_gap, plm_erec,
-// then target_hamming, fa_best_gap, fa_best_erec, plm_erec_zero_sum;
-// rows by decreasing Hamming distance. summary.json holds every point.
+// then target_hamming, fa_best_gap, fa_best_erec, plm_erec_zero_sum,
+// fa_lambda_chosen, plm_lambda_chosen; rows by decreasing Hamming distance.
+//   validation.csv          the validation curves of both penalties
+//                           (lib/studies/recovery.h), U Gaussian: columns
+//                           hamming, lambda, plm_validation_loss,
+//                           fa_validation_loss (empty grid: -1), rows by
+//                           decreasing Hamming distance, then lambda.
+// summary.json holds every point.
 #include <algorithm>
 #include <map>
 
@@ -19,16 +25,17 @@ int main(int argc, char** argv) {
     Config& cfg = st.config();
     const auto points = cfg.integer("points", 1, 1000);
     cfg.finish();
-    const std::vector<std::string> cols = {"hamming",      "beta",              "optimal_test_loss", "fa_gap_mean",
-                                           "fa_gap_se",    "fa_erec_mean",      "fa_erec_se",        "fa_stall_fraction",
-                                           "plm_gap",      "plm_erec",          "target_hamming",    "fa_best_gap",
-                                           "fa_best_erec", "plm_erec_zero_sum"};
+    const std::vector<std::string> cols = {"hamming",          "beta",             "optimal_test_loss", "fa_gap_mean",
+                                           "fa_gap_se",        "fa_erec_mean",     "fa_erec_se",        "fa_stall_fraction",
+                                           "plm_gap",          "plm_erec",         "target_hamming",    "fa_best_gap",
+                                           "fa_best_erec",     "plm_erec_zero_sum", "fa_lambda_chosen", "plm_lambda_chosen"};
     // One row of the tables per point, read (and checked) from its summary.
     struct Point {
       double hamming;
       std::vector<double> row;
       bool has_diagnostics = false, degenerate = false;
       double test_in_train_share = 0;
+      std::vector<double> grid, plm_losses, fa_losses;  // validation curves (may be empty)
     };
     std::map<std::string, std::vector<Point>> by_kind;
     nlohmann::json all = nlohmann::json::array();
@@ -44,6 +51,20 @@ int main(int argc, char** argv) {
         p.degenerate = d.boolean("degenerate");
         p.test_in_train_share = d.number("test_in_train_share", 0.0, 1.0);
       }
+      // The validation curves, on one lambda grid (the merge's table).
+      for (const char* est : {"plm_validation", "fa_validation"}) {
+        if (!c.has(est)) continue;
+        Config v = c.section(est);
+        const std::vector<double> grid = v.numbers("lambda_grid", 0.0, 1e3);
+        std::vector<double> losses = v.numbers("validation_loss");
+        if (losses.size() != grid.size())
+          throw StageError(c.origin() + ": " + est + ": " + std::to_string(losses.size()) + " validation losses for " +
+                           std::to_string(grid.size()) + " lambdas");
+        if (!p.grid.empty() && grid != p.grid)
+          throw StageError(c.origin() + ": plm_validation and fa_validation must share one lambda grid");
+        p.grid = grid;
+        (std::string(est) == "plm_validation" ? p.plm_losses : p.fa_losses) = losses;
+      }
       by_kind[kind].push_back(p);
       all.push_back(c.json());
     }
@@ -53,6 +74,13 @@ int main(int argc, char** argv) {
       CsvTable t(cols);
       for (auto& p : rows) t.row(p.row);
       t.save(st.output(kind == "gaussian" ? "diversity.csv" : "diversity_identity.csv"));
+      if (kind != "gaussian") continue;
+      CsvTable v({"hamming", "lambda", "plm_validation_loss", "fa_validation_loss"});
+      for (auto& p : rows)
+        for (std::size_t g = 0; g < p.grid.size(); ++g)
+          v.row({p.hamming, p.grid[g], p.plm_losses.empty() ? -1.0 : p.plm_losses[g],
+                 p.fa_losses.empty() ? -1.0 : p.fa_losses[g]});
+      v.save(st.output("validation.csv"));
     }
     // Which data sets are degenerate (test/train overlap or disagreeing
     // independent chains, lib/potts/diagnostics.h), per colour kind.
@@ -72,7 +100,7 @@ int main(int argc, char** argv) {
     nlohmann::json s;
     s["points"] = all;
     s["data_quality"] = quality;
-    s["tables"] = {{"diversity.csv", "gaussian"}, {"diversity_identity.csv", "identity"}};
+    s["tables"] = {{"diversity.csv", "gaussian"}, {"diversity_identity.csv", "identity"}, {"validation.csv", "gaussian"}};
     st.write_summary(s);
   });
 }

@@ -21,7 +21,7 @@ int main(int argc, char** argv) {
     cfg.finish();
     std::vector<arma::uword> grid;
     for (std::int64_t M : plan.integers("M_grid", 1, 10000000)) grid.push_back(arma::uword(M));
-    const auto R = arma::uword(plan.integer("realisations", 2, 100000));
+    const std::vector<arma::uword> R = realisations_per_M(plan, grid.size());
     const FactoredFitOptions fit = factored_fit_options_from_json(plan.value("estimator"));
     const arma::uword C = arma::uword(plan.integer("C", 2, 1000));
 
@@ -36,14 +36,14 @@ int main(int argc, char** argv) {
     const double L = double(pool.n_cols);
 
     std::uint64_t work = 0, done = 0;
-    for (auto M : grid)
-      for (arma::uword r = chunk; r < R; r += chunks) work += M;
+    for (std::size_t k = 0; k < grid.size(); ++k)
+      for (arma::uword r = chunk; r < R[k]; r += chunks) work += grid[k];
     Progress progress("potts_alpha chunk " + std::to_string(chunk), work, "sequences");
     CsvTable table({"M", "alpha", "realisation", "test_loss", "train_loss", "objective", "reconstruction_error",
                     "converged", "status", "iterations", "gradient_norm"});
     int not_converged = 0, fits = 0;
-    for (auto M : grid)
-      for (arma::uword r = chunk; r < R; r += chunks) {
+    for (std::size_t k = 0; k < grid.size(); ++k)
+      for (arma::uword r = chunk, M = grid[k]; r < R[k]; r += chunks) {
         const RealisationResult x = run_realisation(pool, test, C, J, M, r, fit, st.seed());
         if (!std::isfinite(x.test_loss))
           throw StageError("M = " + std::to_string(M) + ", realisation " + std::to_string(r) + ": non-finite test loss");

@@ -12,6 +12,7 @@
 
 #include "lib/core/stage.h"
 #include "lib/core/stats.h"
+#include "lib/studies/sample_complexity.h"
 
 using namespace potts;
 
@@ -22,7 +23,7 @@ int main(int argc, char** argv) {
     const int chunks = int(plan.integer("chunks", 1, 1000));
     std::vector<int> grid;
     for (std::int64_t M : plan.integers("M_grid", 1, 10000000)) grid.push_back(int(M));
-    const int R = int(plan.integer("realisations", 2, 100000));
+    const std::vector<arma::uword> R = realisations_per_M(plan, grid.size());
     const double L = plan.number_open("L", 0.0, 1e9), optimal_test_loss = plan.number("optimal_test_loss");
 
     // (M, r) -> row of values, in the chunk tables' column order
@@ -50,10 +51,13 @@ int main(int argc, char** argv) {
     nlohmann::json points = nlohmann::json::array();
     int not_converged = 0;
     std::vector<double> means, ses, alphas;
-    for (int M : grid) {
+    std::size_t expected = 0;
+    for (std::size_t k = 0; k < grid.size(); ++k) {
+      const int M = grid[k];
+      expected += R[k];
       std::vector<double> x;
       double tr = 0, er = 0, conv = 0;
-      for (int r = 0; r < R; ++r) {
+      for (int r = 0; r < int(R[k]); ++r) {
         auto it = rows.find({M, r});
         if (it == rows.end())
           throw StageError("merge: realisation M = " + std::to_string(M) + ", r = " + std::to_string(r) +
@@ -74,7 +78,7 @@ int main(int argc, char** argv) {
       points.push_back({{"M", M}, {"alpha", M / L}, {"test_loss_mean", mean}, {"test_loss_se", se}});
       means.push_back(mean), ses.push_back(se), alphas.push_back(M / L);
     }
-    if (rows.size() != grid.size() * size_t(R))
+    if (rows.size() != expected)
       throw StageError("merge: the chunks hold realisations outside the plan's grid");
     curve.save(st.output("potts_alpha.csv"));
     all.save(st.output("realisations.csv"));
@@ -84,7 +88,8 @@ int main(int argc, char** argv) {
     s["beta"] = plan.value("beta");
     s["hamming_distance_train"] = plan.value("hamming_distance_train");
     s["estimator"] = plan.value("estimator");
-    s["realisations"] = R;
+    s["realisations"] = plan.value("realisations");
+    s["realisations_by_M"] = R;
     s["points"] = points;
     const std::size_t peak = argmax(means);
     s["peak"] = {{"alpha", alphas[peak]}, {"test_loss_mean", means[peak]}, {"test_loss_se", ses[peak]}};

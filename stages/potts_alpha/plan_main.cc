@@ -1,8 +1,10 @@
 // Stage potts_alpha_plan: validates the sample-complexity experiment of
 // paper/spec.md §6 (figure 3 right) against the sample stage's data and
 // writes it as summary.json for the chunks and the merge: grid of M,
-// realisations, chunks, the estimator (factored attention, L2 penalty,
+// realisations (one count, or one per M), chunks, the estimator (factored attention, L2 penalty,
 // L-BFGS, initialisation), and eps* of the true model on the test set.
+#include <algorithm>
+
 #include "lib/core/stage.h"
 #include "lib/potts/sample_data.h"
 #include "lib/studies/sample_complexity.h"
@@ -15,7 +17,17 @@ int main(int argc, char** argv) {
                    [](Stage& st) {
     Config& cfg = st.config();
     const auto grid = cfg.integers("M_grid", 1, 10000000);
-    const auto realisations = cfg.integer("realisations", 2, 100000);
+    // One count for every M, or one per M (more where the curve must be
+    // resolved, e.g. around the peak).
+    std::vector<std::int64_t> realisations;
+    if (cfg.has("realisations") && cfg.value("realisations").is_array()) {
+      realisations = cfg.integers("realisations", 2, 100000);
+      if (realisations.size() != grid.size())
+        throw StageError(cfg.origin() + ": key 'realisations': " + std::to_string(realisations.size()) +
+                         " counts for " + std::to_string(grid.size()) + " values of M_grid");
+    } else {
+      realisations.assign(grid.size(), cfg.integer("realisations", 2, 100000));
+    }
     const auto chunks = cfg.integer("chunks", 1, 1000);
     Config est = cfg.section("estimator");
     const FactoredFitOptions fit = read_factored_fit_options(est);
@@ -33,7 +45,8 @@ int main(int argc, char** argv) {
                        " exceeds the training pool of " + std::to_string(train.n_rows) + " sequences");
     nlohmann::json s;
     s["M_grid"] = grid;
-    s["realisations"] = realisations;
+    s["realisations"] = *std::max_element(realisations.begin(), realisations.end());
+    s["realisations_by_M"] = realisations;
     s["chunks"] = chunks;
     s["estimator"] = factored_fit_options_json(fit);
     s["L"] = truth.L();
