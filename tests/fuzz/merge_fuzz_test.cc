@@ -77,7 +77,7 @@ TEST(MergeFuzz, Gaussian) {
 }
 TEST(MergeFuzz, Diversity) {
   fuzz_merge("merge_diversity", "diversity_merge", fuzz_main_diversity_merge,
-             {"diversity.csv", "diversity_identity.csv", "summary.json"}, 55);
+             {"diversity.csv", "diversity_identity.csv", "summary.json", "validation.csv"}, 55);
 }
 
 }  // namespace
