@@ -10,52 +10,35 @@ namespace potts {
 
 namespace {
 
-nn::Batch full_batch(const nn::SequenceSet& data) {
-  nn::Batch b;
-  b.data = &data;
-  b.rows.resize(data.M);
-  for (arma::uword m = 0; m < data.M; ++m) b.rows[m] = m;
-  b.masked.assign(data.M, nn::kAllPositions);
-  return b;
+// (A with its diagonal zeroed, V) packed as lib/nn packs the model: A
+// column-major, then V. The diagonal stays zero under L-BFGS (its gradient
+// is zero), so |theta|^2 is the objective's penalty.
+arma::vec pack(const arma::mat& A, const arma::mat& V) {
+  arma::mat Ad = A;
+  Ad.diag().zeros();
+  return arma::join_cols(arma::vectorise(Ad), arma::vectorise(V));
 }
 
-}  // namespace
-
-// The objective with its buffers: one FactoredAttention and one full batch
-// kept across evaluations, so that L-BFGS does not reallocate the
-// C x (M L) activations at every call.
+// The objective (lib/nn's full-batch objective, norm M L) with its model,
+// kept across evaluations so that L-BFGS does not reallocate the C x (M L)
+// activations at every call.
 class FactoredObjective {
  public:
   FactoredObjective(const nn::SequenceSet& data, arma::uword C, double lambda)
-      : model_(data.L, C), batch_(full_batch(data)), norm_(1.0 / double(data.M * data.L)), lambda_(lambda) {}
-
-  double operator()(const arma::mat& A, const arma::mat& V, arma::vec* grad) {
-    model_.A = A;
-    model_.A.diag().zeros();
-    model_.V = V;
-    model_.zero_gradients();
-    double loss = norm_ * model_.forward_backward(batch_, grad != nullptr);
-    loss += lambda_ * (arma::accu(arma::square(model_.A)) + arma::accu(arma::square(model_.V)));
-    if (grad) {
-      // data term: the model returns the sum, so scale its gradient by 1/(M L)
-      model_.dA = norm_ * model_.dA + 2.0 * lambda_ * model_.A;
-      model_.dA.diag().zeros();
-      model_.dV = norm_ * model_.dV + 2.0 * lambda_ * model_.V;
-      *grad = nn::pack_gradients(model_);
-    }
-    return loss;
-  }
+      : model_(data.L, C), f_(model_, data, double(data.M * data.L), lambda) {}
+  double operator()(const arma::vec& theta, arma::vec* grad) { return f_(theta, grad); }
 
  private:
   nn::FactoredAttention model_;
-  nn::Batch batch_;
-  double norm_, lambda_;
+  nn::FullBatchObjective f_;
 };
+
+}  // namespace
 
 double factored_objective(const arma::mat& A, const arma::mat& V, const nn::SequenceSet& data, arma::uword C,
                           double lambda, arma::vec* grad) {
   FactoredObjective f(data, C, lambda);
-  return f(A, V, grad);
+  return f(pack(A, V), grad);
 }
 
 double factored_test_loss(const arma::mat& A, const arma::mat& V, const nn::SequenceSet& data, arma::uword C) {
@@ -109,18 +92,14 @@ FactoredFit fit_factored_attention(const nn::SequenceSet& train, arma::uword C, 
     plm = fit_plm(s, C, PlmPenalty{o.plm_lambda, o.plm_lambda}, o.lbfgs).model;
   }
   FactoredObjective objective(train, C, o.lambda);
-  Objective f = [&](const arma::vec& x, arma::vec& g) {
-    arma::mat A = arma::reshape(x.head(L * L), L, L);
-    arma::mat V = arma::reshape(x.tail(C * C), C, C);
-    return objective(A, V, &g);
-  };
+  Objective f = [&](const arma::vec& x, arma::vec& g) { return objective(x, &g); };
   FactoredFit best;
   for (int r = 0; r < o.restarts; ++r) {
     arma::mat A0, V0;
     factored_initial_point(A0, V0, L, C, o, seed, r, o.init == "plm" ? &plm : nullptr);
     LbfgsResult res;
     try {
-      res = lbfgs_minimize(f, arma::join_cols(arma::vectorise(A0), arma::vectorise(V0)), o.lbfgs);
+      res = lbfgs_minimize(f, pack(A0, V0), o.lbfgs);
     } catch (const StageError& e) {
       throw StageError("factored fit, restart " + std::to_string(r) + ": " + e.what());
     }
@@ -149,12 +128,10 @@ FactoredFit fit_factored_attention_from(const nn::SequenceSet& train, arma::uwor
                                         const arma::mat& V0, const FactoredFitOptions& o) {
   const arma::uword L = train.L;
   FactoredObjective objective(train, C, o.lambda);
-  Objective f = [&](const arma::vec& x, arma::vec& g) {
-    return objective(arma::reshape(x.head(L * L), L, L), arma::reshape(x.tail(C * C), C, C), &g);
-  };
+  Objective f = [&](const arma::vec& x, arma::vec& g) { return objective(x, &g); };
   FactoredFit fit;
   try {
-    fit.optimiser = lbfgs_minimize(f, arma::join_cols(arma::vectorise(A0), arma::vectorise(V0)), o.lbfgs);
+    fit.optimiser = lbfgs_minimize(f, pack(A0, V0), o.lbfgs);
   } catch (const StageError& e) {
     throw StageError(std::string("factored fit (from a given start): ") + e.what());
   }

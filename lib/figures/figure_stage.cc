@@ -9,7 +9,9 @@
 #include <sstream>
 
 #include "lib/core/io.h"
+#include "lib/core/stats.h"
 #include "lib/figures/gnuplot.h"
+#include "lib/potts/model.h"
 #include "lib/provenance/literate.h"
 #include "lib/provenance/results.h"
 
@@ -182,18 +184,16 @@ Series read_series(const Stage& st, Config c) {
     }
     return s;
   }
-  // Mean and standard error (sample standard deviation / sqrt(n)) per x.
+  // Mean and standard error per x (an x seen once: no error bar).
   for (std::size_t a = 0; a < order.size();) {
+    std::vector<double> at_x;
     std::size_t b = a;
-    double sum = 0;
-    while (b < order.size() && xs[order[b]] == xs[order[a]]) sum += ys[order[b++]];
-    const double n = double(b - a), mean = sum / n;
-    double ss = 0;
-    for (std::size_t i = a; i < b; ++i) ss += (ys[order[i]] - mean) * (ys[order[i]] - mean);
+    while (b < order.size() && xs[order[b]] == xs[order[a]]) at_x.push_back(ys[order[b++]]);
+    const MeanSe m = mean_se(at_x);
     s.x.push_back(xs[order[a]]);
-    s.y.push_back(mean);
-    s.err.push_back(n > 1 ? std::sqrt(ss / (n - 1) / n) : 0.0);
-    s.n.push_back(n);
+    s.y.push_back(m.mean);
+    s.err.push_back(m.n > 1 ? m.se : 0.0);
+    s.n.push_back(double(m.n));
     a = b;
   }
   return s;
@@ -277,15 +277,6 @@ Plot xy_figure(Stage& st, Config& cfg) {
   return p;
 }
 
-// Off-diagonal inner product Σ_{i≠j} A_ij B_ij.
-double offdiag_dot(const arma::mat& a, const arma::mat& b) {
-  double s = 0;
-  for (arma::uword j = 0; j < a.n_cols; ++j)
-    for (arma::uword i = 0; i < a.n_rows; ++i)
-      if (i != j) s += a(i, j) * b(i, j);
-  return s;
-}
-
 std::string matrix_block(const arma::mat& m) {
   std::string s;
   for (arma::uword i = 0; i < m.n_rows; ++i) {
@@ -323,11 +314,9 @@ Plot heatmap_figure(Stage& st, Config& cfg) {
       throw StageError(path + ": dataset '" + ds + "' is " + std::to_string(A.n_rows) + "x" +
                        std::to_string(A.n_cols) + ", expected the shape of J (" + std::to_string(J.n_rows) + "x" +
                        std::to_string(J.n_cols) + ")");
-    // Least-squares scale c = <J, A> / <A, A> over i != j, and
-    // e_rec = 1 - <J, A>² / (<J, J> <A, A>) (paper/spec.md §2).
-    const double ja = offdiag_dot(J, A), aa = offdiag_dot(A, A), jj = offdiag_dot(J, J);
-    const double c_ls = aa > 0 ? ja / aa : 0.0;
-    const double e = aa > 0 ? 1.0 - ja * ja / (jj * aa) : 1.0;
+    // Drawn at its least-squares scale c, with its e_rec (paper/spec.md §2).
+    const Reconstruction rec = reconstruct(J, A);
+    const double c_ls = rec.scale, e = rec.error;
     arma::mat S = c_ls * A;
     S.diag().zeros();
     shown.push_back(S);

@@ -7,6 +7,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "lib/core/vexp.h"
+
 namespace potts {
 namespace nn {
 
@@ -22,48 +24,16 @@ namespace nn {
 #endif
 
 // exp(x) for x <= 0, in place over an array (softmax weights after the
-// maximum is subtracted). Written as plain IEEE arithmetic so that the same
-// bits come out on every x86-64 machine (libm's exp dispatches on the CPU)
-// and so that the loop vectorises: x = k ln2 + r with |r| <= ln2/2, exp(r) by
-// its Taylor series to r^13 (truncation < 2e-16 relative), times 2^k built in
-// the exponent bits. x < -708 is clamped to -708 (a weight of 1e-308 next to
-// the maximum's 1, i.e. zero for every purpose here).
-// Compiled twice (AVX2 and baseline SSE2; the loader picks one): the same
-// IEEE operations element by element either way, so the same bits.
-POTTS_NN_KERNEL void exp_nonpositive(double* x, arma::uword n) {
-  const double log2e = 1.4426950408889634, ln2_hi = 0.693147180369123816490, ln2_lo = 1.90821492927058770002e-10;
-  const double shifter = 6755399441055744.0;  // 1.5 * 2^52: adding it rounds to an integer
-  for (arma::uword k = 0; k < n; ++k) {
-    const double xc = x[k] < -708.0 ? -708.0 : x[k];
-    const double t = xc * log2e + shifter;
-    const double kf = t - shifter;  // round(x / ln2)
-    const double r = (xc - kf * ln2_hi) - kf * ln2_lo;
-    double p = 1.0 / 6227020800.0;  // 1/13!
-    p = p * r + 1.0 / 479001600.0;
-    p = p * r + 1.0 / 39916800.0;
-    p = p * r + 1.0 / 3628800.0;
-    p = p * r + 1.0 / 362880.0;
-    p = p * r + 1.0 / 40320.0;
-    p = p * r + 1.0 / 5040.0;
-    p = p * r + 1.0 / 720.0;
-    p = p * r + 1.0 / 120.0;
-    p = p * r + 1.0 / 24.0;
-    p = p * r + 1.0 / 6.0;
-    p = p * r + 0.5;
-    p = p * r + 1.0;
-    p = p * r + 1.0;
-    std::uint64_t bits;
-    std::memcpy(&bits, &t, sizeof bits);  // low bits of t hold k
-    bits = (bits + 1023) << 52;           // 2^k
-    double scale;
-    std::memcpy(&scale, &bits, sizeof scale);
-    x[k] = p * scale;
-  }
-}
+// maximum is subtracted): simd::exp4 of lib/core/vexp.h, the same bits on
+// every x86-64 machine (libm's exp dispatches on the CPU) and in both clones.
+// x < -708 is clamped to -708 (a weight of 1e-308 next to the maximum's 1,
+// i.e. zero for every purpose here).
+POTTS_NN_KERNEL void exp_nonpositive(double* x, arma::uword n) { simd::exp_in_place(x, n); }
 
-// The float version: the same scheme with float constants, x clamped at -87
-// (2^-126, the smallest normal float) and the series to r^7 (truncation
-// below 6e-9 relative, under half an ulp).
+// The float version: x = k ln2 + r with |r| <= ln2/2, exp(r) by its Taylor
+// series to r^7 (truncation below 6e-9 relative, under half a float ulp),
+// times 2^k built in the exponent bits; x clamped at -87 (2^-126, the
+// smallest normal float).
 POTTS_NN_KERNEL void exp_nonpositive(float* x, arma::uword n) {
   const float log2e = 1.44269504f, ln2_hi = 0.693145751953125f, ln2_lo = 1.42860676533018704e-6f;
   const float shifter = 12582912.0f;  // 1.5 * 2^23

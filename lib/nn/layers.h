@@ -150,8 +150,8 @@ void factored_attention_backward(Mat<T>& dA, Mat<T>& dV, const Mat<T>& dZt, cons
                                  const std::vector<int>& sequences, const Mat<T>& V, arma::uword L);
 
 // exp(x) in place for x <= 0 (softmax weights), deterministic on every
-// machine: relative error against std::exp below 1e-15 in double, below
-// 5e-7 (a few units in the last place) in float.
+// machine: within 2 ulp of std::exp in double (lib/core/vexp.h), below 5e-7
+// relative (a few units in the last place) in float.
 void exp_nonpositive(double* x, arma::uword n);
 void exp_nonpositive(float* x, arma::uword n);
 

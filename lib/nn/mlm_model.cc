@@ -58,5 +58,22 @@ void unpack_parameters(MlmModel& m, const arma::vec& x) {
     for (arma::uword e = 0; e < p.value->n_elem; ++e) (*p.value)(e) = x(k++);
 }
 
+FullBatchObjective::FullBatchObjective(MlmModel& model, const SequenceSet& data, double norm, double l2)
+    : model_(model), norm_(norm), l2_(l2) {
+  batch_.data = &data;
+  batch_.rows.resize(data.M);
+  for (arma::uword m = 0; m < data.M; ++m) batch_.rows[m] = m;
+  batch_.masked.assign(data.M, kAllPositions);
+}
+
+double FullBatchObjective::operator()(const arma::vec& theta, arma::vec* grad) {
+  unpack_parameters(model_, theta);
+  model_.zero_gradients();
+  const double loss = model_.forward_backward(batch_, grad != nullptr);
+  mean_loss_ = loss / double(batch_.data->M * batch_.data->L);
+  if (grad) *grad = pack_gradients(model_) / norm_ + 2.0 * l2_ * theta;
+  return loss / norm_ + l2_ * arma::dot(theta, theta);
+}
+
 }  // namespace nn
 }  // namespace potts

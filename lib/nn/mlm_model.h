@@ -92,5 +92,26 @@ arma::vec pack_parameters(MlmModel& m);
 arma::vec pack_gradients(MlmModel& m);
 void unpack_parameters(MlmModel& m, const arma::vec& x);
 
+// The full-batch objective that L-BFGS minimises: eq. 3's cross-entropy over
+// every position of every sequence of `data`, plus an L2 penalty on the
+// packed parameters theta,
+//   f(theta) = (1 / norm) sum_mu sum_i -log p_theta(s_i^mu | s_\i^mu) + l2 |theta|^2,
+//   grad f   = (1 / norm) grad(sum ...) + 2 l2 theta
+// (norm = M L: the mean over positions). Keeps its batch across calls.
+class FullBatchObjective {
+ public:
+  FullBatchObjective(MlmModel& model, const SequenceSet& data, double norm, double l2);
+  // Sets the model's parameters to theta; returns f(theta), and its gradient
+  // in *grad unless grad is null.
+  double operator()(const arma::vec& theta, arma::vec* grad);
+  // The data term of the last call as a mean over positions (eq. 3).
+  double mean_loss() const { return mean_loss_; }
+
+ private:
+  MlmModel& model_;
+  Batch batch_;
+  double norm_, l2_, mean_loss_ = 0.0;
+};
+
 }  // namespace nn
 }  // namespace potts

@@ -337,6 +337,25 @@ TEST(Models, FactoredAttentionGradients) {
   check_model_gradients(m, b);
 }
 
+// The full-batch objective: eq. 3 over every position times M L / norm,
+// plus l2 |theta|^2, and its gradient against finite differences.
+TEST(Models, FullBatchObjective) {
+  const arma::uword L = 6, C = 4;
+  SequenceSet data = random_sequences(7, L, C, 11);
+  FactoredAttention m(L, C);
+  m.initialise(0.5, 0.5, 4);
+  const double norm = double(data.M), l2 = 0.03;
+  FullBatchObjective f(m, data, norm, l2);
+  arma::mat theta = pack_parameters(m);
+  arma::vec grad;
+  const double value = f(theta, &grad);
+  const double eps3 = m.evaluate(data).test_loss;
+  EXPECT_NEAR(f.mean_loss(), eps3, 1e-13);
+  EXPECT_NEAR(value, eps3 * double(data.M * L) / norm + l2 * arma::accu(theta % theta), 1e-12);
+  EXPECT_EQ(f(theta, nullptr), value);  // no gradient asked: the same value
+  EXPECT_LT(fd_error(theta, grad, [&] { return f(theta, nullptr); }), kTol);
+}
+
 class TransformerGradients : public ::testing::TestWithParam<std::tuple<int, std::string, bool>> {};
 
 TEST_P(TransformerGradients, MatchFiniteDifferences) {

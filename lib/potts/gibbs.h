@@ -31,10 +31,11 @@
 //    are skipped when sum_j |beta J_ij| (max U - min U) < 600 for all i
 //    rules that out). Applying a row's pending changes in one pass or several
 //    gives the same bits, so when rows catch up does not change the chain.
-// exp is fast_exp below (our own, table-driven, the same bits on every
-// machine and library, within 2 ulp of exp), so the chain is exact up to
-// double rounding and depends on (seed, stream) only, not on the vector
-// width (an AVX2 and a baseline kernel give identical chains).
+// exp is simd::exp4 (lib/core/vexp.h: our own, table-driven, the same bits
+// on every machine and library, within 2 ulp of exp; clamped at -708, and a
+// weight below e^-708 against one of order 1 is never drawn), so the chain
+// is exact up to double rounding and depends on (seed, stream) only, not on
+// the vector width (an AVX2 and a baseline kernel give identical chains).
 //
 // Tested by //lib/potts:gibbs_test.
 #pragma once
@@ -47,11 +48,6 @@
 #include "lib/potts/model.h"
 
 namespace potts {
-
-// exp(max(x, -708)), within 2 ulp of exp for -708 <= x <= 709 (a weight
-// below e^-708 against one of order 1 can never be drawn by a 53-bit
-// uniform). Our own code: the same bits on every x86-64 build and library.
-double fast_exp(double x);
 
 class GibbsSampler {
  public:

@@ -62,18 +62,6 @@ double chi_square(const arma::vec& counts, const arma::vec& p, double n, int* do
   return stat;
 }
 
-TEST(FastExp, WithinTwoUlpOfExp) {
-  double worst = 0;
-  for (double x = -708.0; x <= 700.0; x += 0.01237) {
-    const double e = std::exp(x);
-    worst = std::max(worst, std::fabs(fast_exp(x) - e) / e);
-  }
-  EXPECT_LT(worst, 4.5e-16);  // 2 ulp = 4.4e-16
-  EXPECT_EQ(fast_exp(0.0), 1.0);
-  EXPECT_EQ(fast_exp(-1000.0), fast_exp(-708.0));  // clamped: a negligible weight, never drawn
-  EXPECT_GT(fast_exp(-708.0), 0.0);
-}
-
 // Eq. 5 equals the ratio of exact probabilities, for every state and site
 // of the enumerable model, both from model.h and from the sampler's
 // incrementally maintained fields.

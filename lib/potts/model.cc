@@ -114,7 +114,7 @@ double mean_hamming_distance(const arma::imat& x) {
   return double(differing) / (double(L) * double(M) * double(M - 1) / 2.0);
 }
 
-double reconstruction_error(const arma::mat& J, const arma::mat& A) {
+Reconstruction reconstruct(const arma::mat& J, const arma::mat& A) {
   double jj = 0, ja = 0, aa = 0;
   for (arma::uword i = 0; i < J.n_rows; ++i)
     for (arma::uword j = 0; j < J.n_cols; ++j) {
@@ -123,9 +123,12 @@ double reconstruction_error(const arma::mat& J, const arma::mat& A) {
       ja += J(i, j) * A(i, j);
       aa += A(i, j) * A(i, j);
     }
-  if (jj == 0.0) return 0.0;
-  double c = aa > 0 ? ja / aa : 0.0;  // least-squares scale, sign included
-  return (jj - c * ja) / jj;
+  Reconstruction r;
+  r.scale = aa > 0 ? ja / aa : 0.0;
+  r.error = jj == 0.0 ? 0.0 : (jj - r.scale * ja) / jj;
+  return r;
 }
+
+double reconstruction_error(const arma::mat& J, const arma::mat& A) { return reconstruct(J, A).error; }
 
 }  // namespace potts

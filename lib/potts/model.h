@@ -51,7 +51,14 @@ double optimal_test_loss(const PottsModel& m, const arma::imat& sequences);
 double mean_hamming_distance(const arma::imat& sequences);
 
 // Reconstruction error of an attention map A against J (paper/spec.md §2):
-//   e_rec = min_c sum_{i!=j} (J_ij - c A_ij)^2 / sum_{i!=j} J_ij^2  in [0, 1].
+//   e_rec = min_c sum_{i!=j} (J_ij - c A_ij)^2 / sum_{i!=j} J_ij^2  in [0, 1],
+// reached at the least-squares scale c = <J, A> / <A, A> (sums over i != j;
+// sign included; c = 0 and e_rec = 1 for A = 0, e_rec = 0 for J = 0).
+struct Reconstruction {
+  double scale = 0.0;  // c
+  double error = 0.0;  // e_rec
+};
+Reconstruction reconstruct(const arma::mat& J, const arma::mat& A);
 double reconstruction_error(const arma::mat& J, const arma::mat& A);
 
 }  // namespace potts

@@ -126,5 +126,21 @@ TEST(Model, ReconstructionErrorInvariances) {
   EXPECT_NEAR(reconstruction_error(J, J + 0.1 * B), reconstruction_error(J, 5.0 * (J + 0.1 * B)), 1e-14);
 }
 
+// The scale is the least-squares one, and e_rec = 1 - <J, A>^2 / (<J, J> <A, A>).
+TEST(Model, ReconstructionScaleIsLeastSquares) {
+  const arma::mat J = make_potts_model(10, 2, ColourKind::kIdentity, 1, 9).couplings_J;
+  const arma::mat B = make_potts_model(10, 2, ColourKind::kIdentity, 1, 10).couplings_J;
+  EXPECT_NEAR(reconstruct(J, -0.2 * J).scale, -5.0, 1e-13);
+  const arma::mat A = J + 0.3 * B;
+  const Reconstruction r = reconstruct(J, A);
+  arma::mat off = arma::ones(10, 10);
+  off.diag().zeros();
+  const double ja = arma::accu(J % A % off), aa = arma::accu(A % A % off), jj = arma::accu(J % J % off);
+  EXPECT_NEAR(r.scale, ja / aa, 1e-14);
+  EXPECT_NEAR(r.error, 1.0 - ja * ja / (jj * aa), 1e-14);
+  EXPECT_NEAR(r.error, arma::accu(arma::square(J - r.scale * A) % off) / jj, 1e-14);
+  EXPECT_EQ(reconstruct(J, arma::zeros(10, 10)).scale, 0.0);
+}
+
 }  // namespace
 }  // namespace potts

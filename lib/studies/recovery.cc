@@ -5,18 +5,10 @@
 #include <utility>
 
 #include "lib/core/error.h"
+#include "lib/core/stats.h"
 #include "lib/nn/mlm_model.h"
 
 namespace potts {
-
-static void mean_se(const std::vector<double>& x, double& mean, double& se) {
-  const double n = double(x.size());
-  mean = 0;
-  for (double v : x) mean += v / n;
-  double var = 0;
-  for (double v : x) var += (v - mean) * (v - mean);
-  se = n > 1 ? std::sqrt(var / (n - 1) / n) : 0.0;
-}
 
 namespace {
 
@@ -166,8 +158,9 @@ RecoveryResult evaluate_recovery(const arma::imat& train, const arma::imat& test
     erecs.push_back(f.reconstruction_error);
     stalls += f.stalled;
   }
-  mean_se(gaps, r.fa_gap_mean, r.fa_gap_se);
-  mean_se(erecs, r.fa_erec_mean, r.fa_erec_se);
+  const MeanSe gap = mean_se(gaps), erec = mean_se(erecs);
+  r.fa_gap_mean = gap.mean, r.fa_gap_se = gap.se;
+  r.fa_erec_mean = erec.mean, r.fa_erec_se = erec.se;
   r.fa_stall_fraction = double(stalls) / double(o.seeds);
   r.fa_best_gap = r.fits[best_k].gap;
   r.fa_best_erec = r.fits[best_k].reconstruction_error;

@@ -93,22 +93,9 @@ TrainResult train_mlm(nn::MlmModel& model, const nn::SequenceSet& train, const n
   };
 
   if (o.optimiser == "lbfgs") {
-    // Full batch: f(theta) = (summed cross-entropy over all positions) / norm + l2 ||theta||^2.
-    nn::Batch batch;
-    batch.data = &train;
-    batch.rows.resize(M);
-    std::iota(batch.rows.begin(), batch.rows.end(), arma::uword(0));
-    batch.masked.assign(M, nn::kAllPositions);
     const double norm = o.loss_normalisation == "mean" ? double(M * L) : double(M);
-    double last_loss = 0.0;
-    Objective f = [&](const arma::vec& x, arma::vec& grad) {
-      nn::unpack_parameters(model, x);
-      model.zero_gradients();
-      const double loss = model.forward_backward(batch, true);
-      last_loss = loss / double(M * L);
-      grad = nn::pack_gradients(model) / norm + 2.0 * o.l2 * x;
-      return loss / norm + o.l2 * arma::dot(x, x);
-    };
+    nn::FullBatchObjective objective(model, train, norm, o.l2);
+    Objective f = [&](const arma::vec& x, arma::vec& grad) { return objective(x, &grad); };
     arma::vec x = nn::pack_parameters(model);
     LbfgsOptions lo;
     lo.max_iterations = o.lbfgs_iterations_per_epoch;
@@ -125,9 +112,9 @@ TrainResult train_mlm(nn::MlmModel& model, const nn::SequenceSet& train, const n
       nn::unpack_parameters(model, x);
       arma::vec g;
       f(x, g);  // training loss at the accepted point
-      if (epoch % o.eval_every == 0 || epoch == o.epochs) record(epoch, last_loss, 0.0);
+      if (epoch % o.eval_every == 0 || epoch == o.epochs) record(epoch, objective.mean_loss(), 0.0);
       if (r.status == LbfgsStatus::kGradientConverged || r.status == LbfgsStatus::kLineSearchFailed) {
-        if (epoch % o.eval_every != 0 && epoch != o.epochs) record(epoch, last_loss, 0.0);
+        if (epoch % o.eval_every != 0 && epoch != o.epochs) record(epoch, objective.mean_loss(), 0.0);
         break;  // converged (or at the floating-point floor): further rounds change nothing
       }
     }

@@ -9,6 +9,7 @@
 // Fails if a (M, realisation) pair is missing or duplicated.
 #include <cmath>
 #include <map>
+#include <numeric>
 
 #include "lib/core/stage.h"
 #include "lib/core/stats.h"
@@ -55,8 +56,7 @@ int main(int argc, char** argv) {
     for (std::size_t k = 0; k < grid.size(); ++k) {
       const int M = grid[k];
       expected += R[k];
-      std::vector<double> x;
-      double tr = 0, er = 0, conv = 0;
+      std::vector<double> x, tr, er, conv;
       for (int r = 0; r < int(R[k]); ++r) {
         auto it = rows.find({M, r});
         if (it == rows.end())
@@ -64,17 +64,14 @@ int main(int argc, char** argv) {
                            " missing from the chunks");
         all.row(it->second);
         x.push_back(it->second[3]);
-        tr += it->second[4];
-        er += it->second[6];
-        conv += it->second[7];
+        tr.push_back(it->second[4]);
+        er.push_back(it->second[6]);
+        conv.push_back(it->second[7]);
       }
-      const double n = double(x.size());
-      double mean = 0, var = 0;
-      for (double v : x) mean += v / n;
-      for (double v : x) var += (v - mean) * (v - mean) / (n - 1);
-      const double se = std::sqrt(var / n);
-      not_converged += int(n - conv);
-      curve.row({M / L, double(M), mean, se, n, tr / n, er / n, conv / n, optimal_test_loss});
+      const MeanSe loss = mean_se(x), converged = mean_se(conv);
+      const double n = double(loss.n), mean = loss.mean, se = loss.se;
+      not_converged += int(n - std::accumulate(conv.begin(), conv.end(), 0.0));
+      curve.row({M / L, double(M), mean, se, n, mean_se(tr).mean, mean_se(er).mean, converged.mean, optimal_test_loss});
       points.push_back({{"M", M}, {"alpha", M / L}, {"test_loss_mean", mean}, {"test_loss_se", se}});
       means.push_back(mean), ses.push_back(se), alphas.push_back(M / L);
     }
