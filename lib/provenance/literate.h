@@ -14,7 +14,7 @@
 // placeholder that names nothing is an error naming the line and the keys
 // that exist, so the paper never shows a stale or invented number.
 //
-// Tested by //tests/paper:results_test.
+// Tested by //lib/provenance:results_test.
 #pragma once
 #include <map>
 #include <string>

@@ -16,7 +16,8 @@
 // chain is complete: each input a stage read from another stage has that
 // stage's record, and the record's hashes agree with what was consumed.
 //
-// Tested by //tests/paper:results_test, //tests/paper:fault_test, //tests/paper:tamper_test.
+// Tested by //lib/provenance:results_test, //lib/provenance:by_hash_test; on the pipeline
+// fixture by //tests/paper:fault_test, //tests/paper:tamper_test.
 #pragma once
 #include <string>
 #include <vector>

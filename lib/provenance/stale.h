@@ -11,7 +11,7 @@
 // Everything compared is a hash of bytes in the tree, stable across
 // machines and toolchains: neither git commits nor binaries.
 //
-// Tested by //tests/paper:stale_test.
+// Tested by //tests/paper:stale_test (on the pipeline fixture).
 #pragma once
 #include <string>
 #include <vector>

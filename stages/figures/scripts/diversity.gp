@@ -4,7 +4,7 @@
 # (open symbols), Gaussian U (solid) and identity U (dashed). One key for both
 # panels, in a row above them (the series and their styles are the same in
 # both): drawn by a third, empty plot spanning the figure's width.
-# Variables from stages/figures/main.cc: datafile, caption, titles[],
+# Variables from lib/figures/figure_stage.cc: datafile, caption, titles[],
 # n_series, plot_bottom, caption_y.
 set multiplot
 top = 0.89

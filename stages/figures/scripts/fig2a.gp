@@ -2,7 +2,7 @@
 # loss ε* of the true conditionals (eq. 5, same test set) against epoch for
 # the three models, on a log axis (the config subtracts each curve's
 # optimal_test_loss column, "y_minus").
-# Variables from stages/figures/main.cc: datafile, caption, titles[],
+# Variables from lib/figures/figure_stage.cc: datafile, caption, titles[],
 # n_series.
 set border lw 1
 set key outside top center horizontal Left reverse maxcols 3 samplen 1.5 width -2 font ',7'
