@@ -24,7 +24,7 @@ constexpr Verdict H = Verdict::kHolds, W = Verdict::kWeak, N = Verdict::kDoesNot
 
 // The verdicts paper/paper.md states ("Claims by reading").
 const std::map<std::string, std::map<std::string, Verdict>> kStated = {
-    {"h70", {{"1a", H}, {"1b", W}, {"1c", H}, {"2a", H}, {"2b", H}, {"3a", W}, {"3b", H}, {"5a", W}, {"5b", W}}},
+    {"h70", {{"1a", H}, {"1b", W}, {"1c", H}, {"2a", H}, {"2b", H}, {"3a", W}, {"3b", H}, {"5a", H}, {"5b", W}}},
     {"h30", {{"1a", H}, {"1b", N}, {"1c", H}, {"2a", N}, {"2b", W}, {"3a", W}, {"3b", H}, {"5a", N}, {"5b", W}}},
 };
 
