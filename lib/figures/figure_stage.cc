@@ -361,6 +361,10 @@ void run_figure_stage(Stage& st) {
   auto scripts = find_inputs(st, "script", "*.gp");
   if (scripts.size() != 1) throw StageError("figures: expected one script/<name>.gp input");
   const std::string script = scripts[0].second;
+  // The settings every figure shares (stages/figures/scripts/common.gp),
+  // run before the figure's own script.
+  const auto commons = find_inputs(st, "common", "*.gp");
+  if (commons.size() > 1) throw StageError("figures: expected at most one common/<name>.gp input");
 
   Plot p = kind == "xy" ? xy_figure(st, cfg) : heatmap_figure(st, cfg);
   const auto docs = stage_docs(st);
@@ -396,8 +400,12 @@ void run_figure_stage(Stage& st) {
                                gp_number(px) + "; set output " + gp_string(st.output(png)) + "; ";
   const std::string pdf_term = "set terminal pdfcairo enhanced " + std::string(size_pdf) + " " +
                                font + "; set output " + gp_string(st.output(pdf)) + "; ";
-  for (const auto& term : {png_term, pdf_term})
-    run_gnuplot({"gnuplot", "-e", "set encoding utf8; " + common + term, script}, script);
+  for (const auto& term : {png_term, pdf_term}) {
+    std::vector<std::string> args = {"gnuplot", "-e", "set encoding utf8; " + common + term};
+    for (const auto& [key, path] : commons) args.push_back(path);
+    args.push_back(script);
+    run_gnuplot(args, script);
+  }
   fix_pdf_date(st.output(pdf));
 
   nlohmann::json summary = p.summary;

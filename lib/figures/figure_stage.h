@@ -4,9 +4,10 @@
 // Reads the upstream stages' outputs (CSV tables, HDF5 matrices, summaries),
 // writes the numbers a figure shows into a plain data file (<name>.dat,
 // blocks separated by two blank lines, one per series or heat map; gnuplot's
-// `index`), and runs gnuplot on the figure's script (a label of its own:
-// editing it reruns this figure only) twice, for <name>.png (pngcairo) and
-// <name>.pdf (pdfcairo). summary.json records the caption and every number
+// `index`), and runs gnuplot on the settings all figures share (input
+// common/*.gp, stages/figures/scripts/common.gp) and then on the figure's
+// script (a label of its own: editing it reruns this figure only) twice, for
+// <name>.png (pngcairo) and <name>.pdf (pdfcairo). summary.json records the caption and every number
 // derived here (least-squares scales, e_rec of each map, means per point).
 //
 // Kinds (config "figure"):

@@ -2,7 +2,8 @@
 
 The gnuplot script is a label of its own (wrapped in a filegroup so that the
 stage rule passes it as `--in script/<name>.gp=...`): editing it reruns this
-figure's action and nothing else. Outputs: <name>.png, <name>.pdf, <name>.dat
+figure's action and nothing else. Every figure also reads the settings all
+share, `scripts/common.gp` (as `common/common.gp`, run first). Outputs: <name>.png, <name>.pdf, <name>.dat
 (the numbers drawn) and summary.json (caption and derived numbers), plus the
 provenance record that embeds the upstream chain.
 """
@@ -13,6 +14,7 @@ def figure(name, config, script, inputs, **kwargs):
     native.filegroup(name = name + "_script", srcs = [script])
     all_inputs = dict(inputs)
     all_inputs[":" + name + "_script"] = "script"
+    all_inputs["//stages/figures:common_script"] = "common"
     stage(
         name = name,
         tool = "//stages/figures:figures",

@@ -4,14 +4,12 @@
 # (open symbols), Gaussian U (solid) and identity U (dashed). One key for both
 # panels, in a row above them (the series and their styles are the same in
 # both): drawn by a third, empty plot spanning the figure's width.
-# Variables from lib/figures/figure_stage.cc: datafile, caption, titles[],
+# Run after common.gp (caption, grid, bottom margin). Variables from
+# lib/figures/figure_stage.cc: datafile, caption, titles[],
 # n_series, plot_bottom, caption_y.
 set multiplot
 top = 0.89
-set bmargin at screen plot_bottom
 set tmargin at screen top
-set label 99 caption at screen 0.02, screen caption_y left font ',6' noenhanced
-set grid lt 1 lc rgb '#dddddd' lw 0.5
 set xlabel 'mean Hamming distance of the data'
 # The x range ends at the first and last point (padded by 3 % so that the
 # end points' error bars are not cut by the border); the log y range ends at

@@ -2,12 +2,10 @@
 # distance of the data (Gaussian U). The two series share grid values, so
 # the full pseudo-likelihood is drawn as large open squares (dashed) and
 # factored attention as small filled circles on top of them.
-# Variables from lib/figures/figure_stage.cc: datafile, caption, titles[],
+# Run after common.gp (caption, grid, bottom margin). Variables from
+# lib/figures/figure_stage.cc: datafile, caption, titles[],
 # n_series, plot_bottom, caption_y.
 set key outside top center horizontal Left reverse samplen 1.5 font ',7'
-set bmargin at screen plot_bottom
-set label 99 caption at screen 0.02, screen caption_y left font ',6' noenhanced
-set grid lt 1 lc rgb '#dddddd' lw 0.5
 set xlabel 'mean Hamming distance of the data'
 set xrange [*:*] reverse
 set offsets graph 0.05, graph 0.05, 0, 0

@@ -2,7 +2,8 @@
 # loss ε* of the true conditionals (eq. 5, same test set) against epoch for
 # the three models, on a log axis (the config subtracts each curve's
 # optimal_test_loss column, "y_minus").
-# Variables from lib/figures/figure_stage.cc: datafile, caption, titles[],
+# Run after common.gp (caption, grid, bottom margin). Variables from
+# lib/figures/figure_stage.cc: datafile, caption, titles[],
 # n_series.
 set border lw 1
 set key outside top center horizontal Left reverse maxcols 3 samplen 1.5 width -2 font ',7'
@@ -18,8 +19,5 @@ set xrange [STATS_min:STATS_max]
 set logscale y
 set format y '10^{%L}'
 set ylabel 'test-loss gap ε − ε* (nats)'
-set bmargin at screen plot_bottom
-set label 99 caption at screen 0.02, screen caption_y left font ',6' noenhanced
-set grid lt 1 lc rgb '#dddddd' lw 0.5
 colours = '#0072b2 #d55e00 #009e73 #cc79a7'
 plot for [i=1:n_series] datafile index (i-1) using 1:2 with lines lw 1.5 lc rgb word(colours, i) title titles[i]

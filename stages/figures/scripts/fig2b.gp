@@ -13,6 +13,7 @@ set xtics 0, 5
 set ytics 0, 5
 unset colorbox
 set label 99 caption at screen 0.01, screen caption_y left font ',6' noenhanced
+unset grid  # (common.gp) no grid over the maps
 do for [i=1:n_maps] {
   if (i == 1) { set title titles[i]."\n " font ',8' } else { set title sprintf("%s\n(e_{rec} = %.2f)", titles[i], erec[i]) font ',8' }
   # Rows i and columns j of the L × L matrices (positions of the sequence);

@@ -1,11 +1,9 @@
 # Figure 2d: final test loss ε against the perturbation a (paper/spec.md §3), mean and
 # standard error over seeds; a = 0 is factored attention. ε* dashed.
+# Run after common.gp (caption, grid, bottom margin).
 set key outside top center horizontal Left reverse maxcols 3 samplen 1.5 width -2 font ',7'
 set xlabel 'perturbation a'
 set ylabel 'test loss ε (nats)'
-set bmargin at screen plot_bottom
-set label 99 caption at screen 0.02, screen caption_y left font ',6' noenhanced
-set grid lt 1 lc rgb '#dddddd' lw 0.5
 # The x range ends at the first and last a (padded by 2 % so that the end
 # points' error bars are not cut by the border).
 set autoscale xfix
