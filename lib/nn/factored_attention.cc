@@ -52,6 +52,9 @@ double FactoredAttention::forward_backward(const Batch& batch, bool want_grad) {
 template <class T>
 double FactoredAttention::run(Pass<T>& p, const Mat<T>& A_, const Mat<T>& V_, Mat<T>& dA_, Mat<T>& dV_,
                               bool want_grad) {
+  if (factored_attention_fused_supports(C_))
+    return factored_attention_fused(tokens_, targets_, A_, V_, L_, want_grad ? &dA_ : nullptr,
+                                    want_grad ? &dV_ : nullptr);
   factored_attention_forward(p.Zt, p.Ht, tokens_, A_, V_, L_);
   const double loss = cross_entropy_rows_forward(p.probs_t, p.Zt, targets_);
   if (want_grad) {

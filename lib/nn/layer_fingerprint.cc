@@ -91,6 +91,16 @@ void kernels(arma::uword d, arma::uword L, arma::uword B, std::uint64_t seed) {
   factored_attention_forward(Zt, Ht, seqs, A, Vc, L);
   factored_attention_backward(dA, dVc, Zt, Ht, seqs, Vc, L);
   add(Zt), add(Ht), add(dA), add(dVc);
+  // the fused kernel (FMA instruction in the default build on an AVX2+FMA
+  // machine, glibc's fma() in the baseline build), some rows unused
+  if (factored_attention_fused_supports(C)) {
+    std::vector<int> fused_targets(seqs.size());
+    for (std::size_t k = 0; k < seqs.size(); ++k) fused_targets[k] = k % 3 == 1 ? -1 : seqs[k];
+    Mat<T> dAf(L, L, arma::fill::zeros), dVf(C, C, arma::fill::zeros);
+    const double lf = factored_attention_fused(seqs, fused_targets, A, Vc, L, &dAf, &dVf);
+    add(dAf), add(dVf);
+    bytes.append(reinterpret_cast<const char*>(&lf), sizeof lf);
+  }
   // exp over the whole range it serves
   Mat<T> e(1, 4000);
   for (arma::uword k = 0; k < e.n_elem; ++k) e(k) = T(-700.0 * double(k) / double(e.n_elem));
@@ -127,10 +137,13 @@ int main() {
   kernels<float>(20, 20, 7, 2);
   kernels<double>(6, 5, 3, 3);  // the general (not specialised) kernels
   kernels<float>(6, 5, 3, 4);
+  kernels<double>(8, 5, 3, 9);  // the fused factored kernel at another vector count
+  kernels<float>(8, 5, 3, 10);
   kernels<double>(20, 20, 100, 5);  // a training batch: 2000 tokens
   kernels<float>(20, 20, 100, 6);
   gemms<double>(7);
   gemms<float>(8);
-  std::printf("%s %s\n", sha256_text(bytes).c_str(), __builtin_cpu_supports("avx2") ? "avx2" : "no-avx2");
+  std::printf("%s %s%s\n", sha256_text(bytes).c_str(), __builtin_cpu_supports("avx2") ? "avx2" : "no-avx2",
+              __builtin_cpu_supports("fma") ? " fma" : " no-fma");
   return 0;
 }

@@ -149,6 +149,24 @@ template <class T>
 void factored_attention_backward(Mat<T>& dA, Mat<T>& dV, const Mat<T>& dZt, const Mat<T>& Ht,
                                  const std::vector<int>& sequences, const Mat<T>& V, arma::uword L);
 
+// The same model and its cross-entropy fused, one sequence at a time, with
+// every intermediate in L1 (the fast path of FactoredAttention): for each row
+// (b, i) with target t >= 0 (rows with t < 0 are skipped),
+//   z = sum_{j != i} A_ij V[:, s_j]                         (eq. 4; j ascending)
+//   loss += max z + log sum_a exp(z_a - max z) - z_t
+//   dz = softmax(z) - onehot(t)
+//   dA_ij += (V^T dz)[s_j],   dV[:, s_j] += sum_{i != j} A_ij dz_i.
+// Returns the loss summed over the used rows in (b, i) order; with dA and dV
+// non-null, ADDS the gradients (dA's diagonal untouched). Equal to
+// factored_attention_forward, cross_entropy_rows_forward/backward (scale 1)
+// and factored_attention_backward within rounding (the sums run in another
+// order); the AVX2 and baseline clones give the same bits. Needs C a multiple
+// of 4 up to 32 (factored_attention_fused_supports).
+bool factored_attention_fused_supports(arma::uword C);
+template <class T>
+double factored_attention_fused(const std::vector<int>& sequences, const std::vector<int>& targets, const Mat<T>& A,
+                                const Mat<T>& V, arma::uword L, Mat<T>* dA, Mat<T>* dV);
+
 // exp(x) in place for x <= 0 (softmax weights), deterministic on every
 // machine: within 2 ulp of std::exp in double (lib/core/vexp.h), below 5e-7
 // relative (a few units in the last place) in float.

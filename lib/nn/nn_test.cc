@@ -306,6 +306,55 @@ TEST(Layers, FactoredAttentionGradients) {
       }
 }
 
+// The fused kernel (the models' fast path) against the two-step reference
+// (forward, cross-entropy, backward), for every vector count it is compiled
+// for that the shapes reach (C = 4, 8, 12, 20, 32), odd and even numbers of
+// used rows, unused rows and a sequence with none used. The two sum the same
+// terms in another order with another rounding (one fma against a product
+// and a sum), so they agree to a few ulp of the sums: 1e-12 relative in
+// double (O(L C) terms of O(1)), 1e-4 in float (24-bit mantissa); a wrong
+// term or index gives O(1).
+template <class T>
+void check_fused_against_reference(arma::uword L, arma::uword C, double tol) {
+  const arma::uword B = 5;
+  Rng rng(L * 100 + C, 4);
+  const Mat<T> A = arma::conv_to<Mat<T>>::from(gaussian(L, L, rng, 0.5));
+  const Mat<T> V = arma::conv_to<Mat<T>>::from(gaussian(C, C, rng, 1.0));
+  std::vector<int> seqs(B * L), targets(B * L);
+  for (arma::uword k = 0; k < B * L; ++k) {
+    seqs[k] = int(rng.below(C));
+    const arma::uword b = k / L;
+    // b = 0: all rows; b = 1: none; b >= 2: about two thirds
+    const bool used = b == 0 || (b >= 2 && rng.below(3) != 0);
+    targets[k] = used ? seqs[k] : -1;
+  }
+  Mat<T> Zt, Ht, P, dZt, dA_ref(L, L, arma::fill::zeros), dV_ref(C, C, arma::fill::zeros);
+  factored_attention_forward(Zt, Ht, seqs, A, V, L);
+  const double loss_ref = cross_entropy_rows_forward(P, Zt, targets);
+  dZt.zeros(arma::size(Zt));
+  cross_entropy_rows_backward(dZt, P, targets, 1.0);
+  factored_attention_backward(dA_ref, dV_ref, dZt, Ht, seqs, V, L);
+  Mat<T> dA(L, L, arma::fill::zeros), dV(C, C, arma::fill::zeros);
+  const double loss = factored_attention_fused(seqs, targets, A, V, L, &dA, &dV);
+  EXPECT_NEAR(loss, loss_ref, tol * std::abs(loss_ref)) << "L " << L << " C " << C;
+  EXPECT_EQ(factored_attention_fused<T>(seqs, targets, A, V, L, nullptr, nullptr), loss);
+  const double ga = arma::abs(arma::conv_to<arma::mat>::from(dA_ref)).max();
+  const double gv = arma::abs(arma::conv_to<arma::mat>::from(dV_ref)).max();
+  EXPECT_LT(arma::abs(arma::conv_to<arma::mat>::from(dA - dA_ref)).max(), tol * ga) << "dA, L " << L << " C " << C;
+  EXPECT_LT(arma::abs(arma::conv_to<arma::mat>::from(dV - dV_ref)).max(), tol * gv) << "dV, L " << L << " C " << C;
+  EXPECT_EQ(arma::accu(arma::abs(dA.diag())), T(0));
+}
+
+TEST(Layers, FusedFactoredAttentionMatchesTheTwoStepPath) {
+  for (auto [L, C] : std::vector<std::pair<arma::uword, arma::uword>>{{20, 20}, {5, 4}, {7, 8}, {6, 12}, {9, 32}}) {
+    ASSERT_TRUE(factored_attention_fused_supports(C));
+    check_fused_against_reference<double>(L, C, 1e-12);
+    check_fused_against_reference<float>(L, C, 1e-4);
+  }
+  EXPECT_FALSE(factored_attention_fused_supports(5));   // the models fall back to the two steps
+  EXPECT_FALSE(factored_attention_fused_supports(36));
+}
+
 SequenceSet random_sequences(arma::uword M, arma::uword L, arma::uword C, std::uint64_t seed) {
   Rng rng(seed, 99);
   SequenceSet s;

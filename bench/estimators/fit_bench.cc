@@ -1,0 +1,64 @@
+// The factored-attention fit of the sample-complexity stage (potts_alpha),
+// one thread: the full-batch objective with its gradient at M sequences
+// (L = C = 20), and one whole L-BFGS fit at the peak experiment's sizes
+// (M = 20-40, lambda = 1e-4, gradient tolerance 1e-5, memory 10).
+#include <benchmark/benchmark.h>
+
+#include <cblas.h>
+
+#include "lib/core/rng.h"
+#include "lib/estimators/factored_fit.h"
+#include "lib/nn/factored_attention.h"
+
+namespace {
+
+using namespace potts;
+
+constexpr arma::uword kL = 20, kC = 20;
+
+nn::SequenceSet random_data(arma::uword M) {
+  Rng rng(1, 5);
+  nn::SequenceSet s;
+  s.M = M;
+  s.L = kL;
+  s.s.resize(M * kL);
+  for (auto& x : s.s) x = int(rng.below(kC));
+  return s;
+}
+
+void BM_FactoredObjective(benchmark::State& state) {
+  openblas_set_num_threads(1);
+  const nn::SequenceSet data = random_data(arma::uword(state.range(0)));
+  nn::FactoredAttention model(kL, kC);
+  model.initialise(0.1, 1.0, 3);
+  nn::FullBatchObjective f(model, data, double(data.M * data.L), 1e-4);  // buffers kept across calls
+  const arma::vec theta = nn::pack_parameters(model);
+  arma::vec grad;
+  for (auto _ : state) benchmark::DoNotOptimize(f(theta, &grad));
+  state.SetItemsProcessed(state.iterations() * std::int64_t(data.M));  // sequences
+}
+BENCHMARK(BM_FactoredObjective)->ArgName("M")->Arg(30)->Arg(300)->Arg(3000)->Unit(benchmark::kMicrosecond);
+
+void BM_FactoredFit(benchmark::State& state) {
+  openblas_set_num_threads(1);
+  const nn::SequenceSet data = random_data(arma::uword(state.range(0)));
+  FactoredFitOptions o;
+  o.lambda = 1e-4;
+  o.init = "random";
+  o.init_std_A = 0.1;
+  o.init_std_V = 1.0;
+  o.restarts = 1;
+  o.lbfgs.max_iterations = 5000;
+  o.lbfgs.gradient_tolerance = 1e-5;
+  o.lbfgs.memory = 10;
+  int evaluations = 0;
+  for (auto _ : state) {
+    FactoredFit fit = fit_factored_attention(data, kC, o, 7);
+    evaluations = fit.optimiser.evaluations;
+    benchmark::DoNotOptimize(fit.objective);
+  }
+  state.counters["evaluations"] = evaluations;
+}
+BENCHMARK(BM_FactoredFit)->ArgName("M")->Arg(30)->Unit(benchmark::kMillisecond);
+
+}  // namespace
