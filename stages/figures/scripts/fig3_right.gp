@@ -2,9 +2,7 @@
 # sequences against α = M/L (paper/spec.md §6), mean ± standard error over
 # realisations, with ε* dashed.
 # Run after common.gp (caption, grid, bottom margin).
-# The key inside, top right: at large α every curve has decayed towards ε*,
-# so that corner is empty on both readings, and the plot keeps its height.
-set key inside top right vertical Left reverse samplen 1.5 width -2 font ',7' opaque box lc rgb '#bbbbbb'
+set key outside top center horizontal Left reverse maxcols 3 samplen 1.5 width -2 font ',7'
 set logscale x
 set xlabel 'sample ratio α = M/L'
 set ylabel 'test loss ε (nats)'
