@@ -93,7 +93,9 @@ TEST(FactoredFit, PlmSplitOfTrueCouplingsRecoversJ) {
   EXPECT_LT(reconstruction_error(p.couplings_J, A), 1e-12);
   for (arma::uword i = 0; i < 6; ++i)
     for (arma::uword j = 0; j < 6; ++j)
-      if (i != j) EXPECT_LT(arma::abs(A(i, j) * V - p.beta * p.couplings_J(i, j) * p.colour_similarity_U).max(), 1e-10);
+      if (i != j) {
+        EXPECT_LT(arma::abs(A(i, j) * V - p.beta * p.couplings_J(i, j) * p.colour_similarity_U).max(), 1e-10);
+      }
 }
 
 }  // namespace

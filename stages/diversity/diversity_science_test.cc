@@ -59,7 +59,9 @@ TEST(DiversityScience, FactoredAttentionRecoversJWhenDataAreDiverse) {
     // stall at all is asserted at quick scale (a regression check of the
     // optimiser); at paper scale the fraction is reported, not a claim.
     std::printf("Hamming %.3f: stall fraction %.2f\n", d.at("hamming", k), d.at("fa_stall_fraction", k));
-    if (kScaleName != "paper") EXPECT_EQ(d.at("fa_stall_fraction", k), 0.0) << "Hamming " << d.at("hamming", k);
+    if (kScaleName != "paper") {
+      EXPECT_EQ(d.at("fa_stall_fraction", k), 0.0) << "Hamming " << d.at("hamming", k);
+    }
   }
   EXPECT_GE(n, 2) << "the quick grid must contain at least two diverse data sets";
 }
@@ -113,7 +115,9 @@ TEST(DiversityScience, PenaltiesAreChosenByValidation) {
       }
       ASSERT_TRUE(std::isfinite(best)) << est << ": no validation curve at Hamming " << h;
       EXPECT_EQ(d.at(std::string(est) + "_lambda_chosen", k), best_lambda) << est << ", Hamming " << h;
-      if (std::string(est) == "fa") EXPECT_LT(best_lambda, largest) << "Hamming " << h;
+      if (std::string(est) == "fa") {
+        EXPECT_LT(best_lambda, largest) << "Hamming " << h;
+      }
       ++checked;
     }
   }

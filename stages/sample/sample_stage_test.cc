@@ -203,9 +203,10 @@ TEST(QuickStage, OutputsFollowTheDataInterface) {
   PottsModel m{J, U, beta(0, 0)};
   EXPECT_NEAR(sum["optimal_test_loss"].get<double>(), optimal_test_loss(m, test), 1e-12);
   EXPECT_NEAR(sum["hamming_distance"].get<double>(), mean_hamming_distance(train), 1e-15);
-  if (sum["beta_mode"] == "calibrate")
+  if (sum["beta_mode"] == "calibrate") {
     EXPECT_LE(std::fabs(sum["hamming_distance"].get<double>() - sum["target_hamming"].get<double>()),
               sum["tolerance"].get<double>());
+  }
   // eps* lies between 0 and log C (the uniform conditional).
   EXPECT_GT(sum["optimal_test_loss"].get<double>(), 0.0);
   EXPECT_LT(sum["optimal_test_loss"].get<double>(), std::log(double(C)));
