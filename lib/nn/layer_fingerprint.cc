@@ -4,10 +4,15 @@
 // shapes) on fixed inputs. Built twice, against the default library (AVX2
 // clones picked on an AVX2 machine) and against the baseline-only build;
 // lib/nn:same_bits_test requires the same fingerprint from both.
+// With --pinned-numerics it first pins the numeric libraries as every stage
+// does (lib/core/numeric_env.h): glibc's libm without its FMA variants, so
+// that the baseline build's fma() runs glibc's software path.
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "lib/core/io.h"
+#include "lib/core/numeric_env.h"
 #include "lib/core/rng.h"
 #include "lib/nn/layers.h"
 
@@ -132,7 +137,8 @@ void gemms(std::uint64_t seed) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "--pinned-numerics") == 0) pin_numeric_environment(argv);
   kernels<double>(20, 20, 7, 1);
   kernels<float>(20, 20, 7, 2);
   kernels<double>(6, 5, 3, 3);  // the general (not specialised) kernels

@@ -3,18 +3,18 @@
 # AVX2 machine) as with the baseline-only build. On a machine without AVX2
 # both builds run the baseline code and the test says so.
 #
-# Second pair: both builds again with glibc's FMA and AVX2 variants masked,
-# the libm the stages pin (lib/core/numeric_env.h). There the baseline
+# Second pair: both builds again with the numeric libraries pinned as every
+# stage pins them (--pinned-numerics, lib/core/numeric_env.h): glibc's libm
+# without its FMA and AVX2 variants. There the baseline
 # build's fma() calls take glibc's software path, which is what a CPU
 # without FMA runs, while the default build still uses the FMA instruction:
 # the fused factored-attention kernel must give the same bits either way.
 # (The two pairs may differ from each other: libm's log is another variant.)
 set -eu
-masked="glibc.cpu.hwcaps=-AVX2,-FMA,-FMA4"
 a=$("$1")
 b=$("$2")
-am=$(GLIBC_TUNABLES=$masked "$1")
-bm=$(GLIBC_TUNABLES=$masked "$2")
+am=$("$1" --pinned-numerics)
+bm=$("$2" --pinned-numerics)
 echo "default build:  $a"
 echo "baseline build: $b"
 echo "default build,  libm without FMA: $am"

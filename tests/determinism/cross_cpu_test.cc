@@ -28,7 +28,7 @@ namespace potts {
 namespace {
 
 using Env = std::map<std::string, std::string>;
-const char* kNoFma = "glibc.cpu.hwcaps=-AVX2,-FMA,-FMA4";
+const char* const kNoFma = kGlibcTunables;  // libm without its FMA variants
 
 // Kernel families to try, with the CPU features each needs.
 std::vector<std::pair<std::string, Env>> environments() {
