@@ -10,7 +10,14 @@
 # without FMA runs, while the default build still uses the FMA instruction:
 # the fused factored-attention kernel must give the same bits either way.
 # (The two pairs may differ from each other: libm's log is another variant.)
+#
+# The pinned fingerprint is also compared with the one committed in
+# layer_fingerprint_golden.txt ($3), so that a machine of another CPU family
+# checks its bits against this tree's. After a deliberate change of the
+# kernels' numbers, write the new pinned fingerprint there (and say why in the
+# commit): tools/bazel run //lib/nn:layer_fingerprint -- --pinned-numerics
 set -eu
+golden=$(cat "$3")
 a=$("$1")
 b=$("$2")
 am=$("$1" --pinned-numerics)
@@ -22,4 +29,8 @@ echo "baseline build, libm without FMA (software fma): $bm"
 case "$a" in *no-avx2*) echo "note: this CPU has no AVX2, both builds ran the baseline kernels" ;; esac
 [ "${a%% *}" = "${b%% *}" ] || { echo "FAIL: the fingerprints differ"; exit 1; }
 [ "${am%% *}" = "${bm%% *}" ] || { echo "FAIL: the fingerprints differ with libm's FMA variants masked"; exit 1; }
-echo "same bits"
+[ "${am%% *}" = "$golden" ] || {
+  echo "FAIL: the pinned fingerprint is not the committed one ($golden): the kernels' bits differ from this tree's on this CPU, or the kernels changed (then update $3)"
+  exit 1
+}
+echo "same bits, and the committed pinned fingerprint"
