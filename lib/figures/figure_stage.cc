@@ -104,6 +104,13 @@ std::string expand_array_placeholders(const std::string& text, const std::map<st
   return out + text.substr(pos);
 }
 
+// Every placeholder of a caption or series title filled from the upstream
+// stages' documents.
+std::string fill_text(const std::string& text, const std::map<std::string, provenance::StageDocs>& docs,
+                      const std::string& where) {
+  return provenance::fill_placeholders(expand_array_placeholders(text, docs, where), docs, where);
+}
+
 // A value from an upstream summary: {"key": "sample", "field": "optimal_test_loss"}.
 double summary_number(const Stage& st, Config c, const std::string& what) {
   const std::string key = c.string("key"), field = c.string("field");
@@ -230,8 +237,11 @@ Plot xy_figure(Stage& st, Config& cfg) {
   }
   if (ids.empty()) throw StageError(cfg.origin() + ": 'series' must name at least one series");
   nlohmann::json series_summary = nlohmann::json::array();
+  const auto docs = stage_docs(st);
   for (std::size_t i = 0; i < ids.size(); ++i) {
     Series s = read_series(st, list.section(ids[i]));
+    // titles may quote the inputs as captions do ("{{potts.realisations}} realisations")
+    s.title = fill_text(s.title, docs, cfg.origin() + " series '" + ids[i] + "' title");
     std::ostringstream block;
     block << "# series " << i << ": " << s.title << "\n# x y err n\n";
     // The summary keeps what the text quotes: the last point and the
@@ -368,9 +378,7 @@ void run_figure_stage(Stage& st) {
 
   Plot p = kind == "xy" ? xy_figure(st, cfg) : heatmap_figure(st, cfg);
   const auto docs = stage_docs(st);
-  const std::string caption = provenance::fill_placeholders(
-      expand_array_placeholders(caption_template, docs, cfg.origin() + " caption"), docs,
-      cfg.origin() + " caption");
+  const std::string caption = fill_text(caption_template, docs, cfg.origin() + " caption");
   write_text_atomic(st.output(dat), p.data);
 
   // The caption sits under the plot in 6 pt type, wrapped to

@@ -107,6 +107,26 @@ TEST(Pipeline, CaptionShowsArraysAsCountAndList) {
   EXPECT_EQ(s["caption"], "Fixture sweep, mean ± standard error over the 3 seeds 0, 1, 2");
 }
 
+// Series titles take the caption's placeholders (the key of figure 3 right
+// quotes the number of realisations).
+TEST(Pipeline, SeriesTitleFillsPlaceholders) {
+  auto s = nlohmann::json::parse(read_text("tests/paper/fx_sweep/summary.json"));
+  EXPECT_EQ(s["series"][0]["title"], "perturbed attention, 3 seeds");
+}
+
+TEST(Pipeline, SeriesTitlePlaceholderThatNamesNothingIsAnErrorNamingTheSeries) {
+  auto rec = nlohmann::json::parse(read_text("tests/paper/fx_sweep/provenance.json"));
+  const std::string dir = tmpdir() + "/bad_title";
+  fs::create_directories(dir);
+  auto cfg = rec["config"];
+  cfg["series"]["1"]["title"] = "{{sweep0.no_such_field}}";
+  write_text_atomic(dir + "/bad.json", cfg.dump());
+  EXPECT_NE(rerun(rec, dir, dir + "/bad.json"), 0);
+  const std::string err = read_text(dir + "/stderr.txt");
+  EXPECT_NE(err.find("series '1' title"), std::string::npos) << err;
+  EXPECT_NE(err.find("no_such_field"), std::string::npos) << err;
+}
+
 TEST(Pipeline, ArrayPlaceholderThatNamesNoArrayIsAnError) {
   auto rec = nlohmann::json::parse(read_text("tests/paper/fx_sweep/provenance.json"));
   int k = 0;
