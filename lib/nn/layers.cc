@@ -1058,18 +1058,26 @@ struct HardwareFma {
 
 // The kernel, once per multiply-add (lib/nn/factored_fused.inc).
 #define POTTS_FUSED_NAME factored_fused_fma
+#define POTTS_FUSED_ROWS factored_fused_fma_rows
 #define POTTS_FUSED_ATTR __attribute__((noinline, target("avx2,fma")))
+#define POTTS_FUSED_INLINE inline __attribute__((always_inline, target("avx2,fma")))
 #define POTTS_FUSED_MADD HardwareFma::madd
 #include "lib/nn/factored_fused.inc"
 #undef POTTS_FUSED_NAME
+#undef POTTS_FUSED_ROWS
 #undef POTTS_FUSED_ATTR
+#undef POTTS_FUSED_INLINE
 #undef POTTS_FUSED_MADD
 #define POTTS_FUSED_NAME factored_fused_baseline
+#define POTTS_FUSED_ROWS factored_fused_baseline_rows
 #define POTTS_FUSED_ATTR __attribute__((noinline))
+#define POTTS_FUSED_INLINE inline __attribute__((always_inline))
 #define POTTS_FUSED_MADD SoftwareFma::madd
 #include "lib/nn/factored_fused.inc"
 #undef POTTS_FUSED_NAME
+#undef POTTS_FUSED_ROWS
 #undef POTTS_FUSED_ATTR
+#undef POTTS_FUSED_INLINE
 #undef POTTS_FUSED_MADD
 
 template <class T, int NV>

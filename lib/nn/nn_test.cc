@@ -314,15 +314,17 @@ TEST(Layers, FactoredAttentionGradients) {
 // and a sum), so they agree to a few ulp of the sums: 1e-12 relative in
 // double (O(L C) terms of O(1)), 1e-4 in float (24-bit mantissa); a wrong
 // term or index gives O(1).
+// colours: the sequences use colours 0 .. colours - 1 only (the kernel's work
+// follows the number of distinct colours of each sequence); 0: all C.
 template <class T>
-void check_fused_against_reference(arma::uword L, arma::uword C, double tol) {
+void check_fused_against_reference(arma::uword L, arma::uword C, double tol, arma::uword colours = 0) {
   const arma::uword B = 5;
-  Rng rng(L * 100 + C, 4);
+  Rng rng(L * 100 + C + 1000 * colours, 4);
   const Mat<T> A = arma::conv_to<Mat<T>>::from(gaussian(L, L, rng, 0.5));
   const Mat<T> V = arma::conv_to<Mat<T>>::from(gaussian(C, C, rng, 1.0));
   std::vector<int> seqs(B * L), targets(B * L);
   for (arma::uword k = 0; k < B * L; ++k) {
-    seqs[k] = int(rng.below(C));
+    seqs[k] = int(rng.below(colours ? colours : C));
     const arma::uword b = k / L;
     // b = 0: all rows; b = 1: none; b >= 2: about two thirds
     const bool used = b == 0 || (b >= 2 && rng.below(3) != 0);
@@ -351,6 +353,12 @@ TEST(Layers, FusedFactoredAttentionMatchesTheTwoStepPath) {
     check_fused_against_reference<double>(L, C, 1e-12);
     check_fused_against_reference<float>(L, C, 1e-4);
   }
+  // one colour in every sequence, two, and L = C with colours up to C
+  for (arma::uword colours : {1, 2, 7}) {
+    check_fused_against_reference<double>(20, 20, 1e-12, colours);
+    check_fused_against_reference<float>(20, 20, 1e-4, colours);
+  }
+  check_fused_against_reference<double>(4, 4, 1e-12, 4);
   EXPECT_FALSE(factored_attention_fused_supports(5));   // the models fall back to the two steps
   EXPECT_FALSE(factored_attention_fused_supports(36));
 }
