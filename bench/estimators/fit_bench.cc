@@ -27,9 +27,9 @@ nn::SequenceSet random_data(arma::uword M) {
   return s;
 }
 
-void BM_FactoredObjective(benchmark::State& state) {
+// The full-batch objective with its gradient on data, timed per call.
+void run_objective(benchmark::State& state, const nn::SequenceSet& data) {
   openblas_set_num_threads(1);
-  const nn::SequenceSet data = random_data(arma::uword(state.range(0)));
   nn::FactoredAttention model(kL, kC);
   model.initialise(0.1, 1.0, 3);
   nn::FullBatchObjective f(model, data, double(data.M * data.L), 1e-4);  // buffers kept across calls
@@ -38,6 +38,8 @@ void BM_FactoredObjective(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(f(theta, &grad));
   state.SetItemsProcessed(state.iterations() * std::int64_t(data.M));  // sequences
 }
+
+void BM_FactoredObjective(benchmark::State& state) { run_objective(state, random_data(arma::uword(state.range(0)))); }
 BENCHMARK(BM_FactoredObjective)->ArgName("M")->Arg(30)->Arg(300)->Arg(3000)->Unit(benchmark::kMicrosecond);
 
 // Sequences of about 8.6 distinct colours each (every sequence draws its 20
@@ -57,15 +59,7 @@ nn::SequenceSet few_colour_data(arma::uword M) {
 }
 
 void BM_FactoredObjectiveFewColours(benchmark::State& state) {
-  openblas_set_num_threads(1);
-  const nn::SequenceSet data = few_colour_data(arma::uword(state.range(0)));
-  nn::FactoredAttention model(kL, kC);
-  model.initialise(0.1, 1.0, 3);
-  nn::FullBatchObjective f(model, data, double(data.M * data.L), 1e-4);
-  const arma::vec theta = nn::pack_parameters(model);
-  arma::vec grad;
-  for (auto _ : state) benchmark::DoNotOptimize(f(theta, &grad));
-  state.SetItemsProcessed(state.iterations() * std::int64_t(data.M));  // sequences
+  run_objective(state, few_colour_data(arma::uword(state.range(0))));
 }
 BENCHMARK(BM_FactoredObjectiveFewColours)->ArgName("M")->Arg(300)->Unit(benchmark::kMicrosecond);
 

@@ -212,7 +212,8 @@ struct Plot {
   nlohmann::json summary = nlohmann::json::object();
 };
 
-Plot xy_figure(Stage& st, Config& cfg) {
+// docs: the upstream stages' documents, for placeholders in series titles.
+Plot xy_figure(Stage& st, Config& cfg, const std::map<std::string, provenance::StageDocs>& docs) {
   Plot p;
   double subtract = 0;
   if (cfg.has("subtract")) {
@@ -237,7 +238,6 @@ Plot xy_figure(Stage& st, Config& cfg) {
   }
   if (ids.empty()) throw StageError(cfg.origin() + ": 'series' must name at least one series");
   nlohmann::json series_summary = nlohmann::json::array();
-  const auto docs = stage_docs(st);
   for (std::size_t i = 0; i < ids.size(); ++i) {
     Series s = read_series(st, list.section(ids[i]));
     // titles may quote the inputs as captions do ("{{potts.realisations}} realisations")
@@ -376,8 +376,8 @@ void run_figure_stage(Stage& st) {
   const auto commons = find_inputs(st, "common", "*.gp");
   if (commons.size() > 1) throw StageError("figures: expected at most one common/<name>.gp input");
 
-  Plot p = kind == "xy" ? xy_figure(st, cfg) : heatmap_figure(st, cfg);
   const auto docs = stage_docs(st);
+  Plot p = kind == "xy" ? xy_figure(st, cfg, docs) : heatmap_figure(st, cfg);
   const std::string caption = fill_text(caption_template, docs, cfg.origin() + " caption");
   write_text_atomic(st.output(dat), p.data);
 

@@ -29,6 +29,20 @@ int rerun(const nlohmann::json& rec, const std::string& dir, const std::string& 
   return testing_util::rerun_stage(rec, "stages/figures/figures", dir, config_override);
 }
 
+// Re-runs fixture `fixture`'s figure stage in tmpdir()/name with its config
+// changed by `edit`; expects it to fail and returns its stderr.
+template <class Edit>
+std::string failing_rerun(const std::string& fixture, const std::string& name, Edit edit) {
+  auto rec = nlohmann::json::parse(read_text("tests/paper/" + fixture + "/provenance.json"));
+  const std::string dir = tmpdir() + "/" + name;
+  fs::create_directories(dir);
+  auto cfg = rec["config"];
+  edit(cfg);
+  write_text_atomic(dir + "/bad.json", cfg.dump());
+  EXPECT_NE(rerun(rec, dir, dir + "/bad.json"), 0) << name;
+  return read_text(dir + "/stderr.txt");
+}
+
 TEST(Pipeline, CollectedFixtureResultsPassTheAudit) {
   const std::string dest = tmpdir() + "/results";
   auto m = collect_results(read_index("tests/paper/fx_index.json"), ".", dest);
@@ -61,14 +75,8 @@ TEST(Pipeline, FiguresAreByteReproducible) {
 }
 
 TEST(Pipeline, MissingColumnIsAClearError) {
-  auto rec = nlohmann::json::parse(read_text("tests/paper/fx_curves/provenance.json"));
-  const std::string dir = tmpdir() + "/bad_column";
-  fs::create_directories(dir);
-  auto cfg = rec["config"];
-  cfg["series"]["1"]["y"] = "test_los";
-  write_text_atomic(dir + "/bad.json", cfg.dump());
-  EXPECT_NE(rerun(rec, dir, dir + "/bad.json"), 0);
-  const std::string err = read_text(dir + "/stderr.txt");
+  const std::string err =
+      failing_rerun("fx_curves", "bad_column", [](nlohmann::json& cfg) { cfg["series"]["1"]["y"] = "test_los"; });
   EXPECT_NE(err.find("curves.csv: no column 'test_los'"), std::string::npos) << err;
 }
 
@@ -89,14 +97,9 @@ TEST(Pipeline, YMinusSubtractsAColumnRowByRow) {
 }
 
 TEST(Pipeline, YMinusMissingColumnIsAClearError) {
-  auto rec = nlohmann::json::parse(read_text("tests/paper/fx_curves/provenance.json"));
-  const std::string dir = tmpdir() + "/bad_y_minus";
-  fs::create_directories(dir);
-  auto cfg = rec["config"];
-  cfg["series"]["1"]["y_minus"] = "optimal_test_los";
-  write_text_atomic(dir + "/bad.json", cfg.dump());
-  EXPECT_NE(rerun(rec, dir, dir + "/bad.json"), 0);
-  const std::string err = read_text(dir + "/stderr.txt");
+  const std::string err = failing_rerun("fx_curves", "bad_y_minus", [](nlohmann::json& cfg) {
+    cfg["series"]["1"]["y_minus"] = "optimal_test_los";
+  });
   EXPECT_NE(err.find("curves.csv: no column 'optimal_test_los'"), std::string::npos) << err;
 }
 
@@ -115,32 +118,21 @@ TEST(Pipeline, SeriesTitleFillsPlaceholders) {
 }
 
 TEST(Pipeline, SeriesTitlePlaceholderThatNamesNothingIsAnErrorNamingTheSeries) {
-  auto rec = nlohmann::json::parse(read_text("tests/paper/fx_sweep/provenance.json"));
-  const std::string dir = tmpdir() + "/bad_title";
-  fs::create_directories(dir);
-  auto cfg = rec["config"];
-  cfg["series"]["1"]["title"] = "{{sweep0.no_such_field}}";
-  write_text_atomic(dir + "/bad.json", cfg.dump());
-  EXPECT_NE(rerun(rec, dir, dir + "/bad.json"), 0);
-  const std::string err = read_text(dir + "/stderr.txt");
+  const std::string err = failing_rerun("fx_sweep", "bad_title", [](nlohmann::json& cfg) {
+    cfg["series"]["1"]["title"] = "{{sweep0.no_such_field}}";
+  });
   EXPECT_NE(err.find("series '1' title"), std::string::npos) << err;
   EXPECT_NE(err.find("no_such_field"), std::string::npos) << err;
 }
 
 TEST(Pipeline, ArrayPlaceholderThatNamesNoArrayIsAnError) {
-  auto rec = nlohmann::json::parse(read_text("tests/paper/fx_sweep/provenance.json"));
   int k = 0;
   for (const auto& [caption, message] : std::vector<std::pair<std::string, std::string>>{
            {"{{sweep0.points:list}}", "':list' needs an array, found 4"},
            {"{{sweep0.seed:count}}", "sweep0/summary.json has no 'seed'"},
            {"{{nostage.seeds:count}}", "no stage 'nostage'"}}) {
-    const std::string dir = tmpdir() + "/bad_array_" + std::to_string(k++);
-    fs::create_directories(dir);
-    auto cfg = rec["config"];
-    cfg["caption"] = caption;
-    write_text_atomic(dir + "/bad.json", cfg.dump());
-    EXPECT_NE(rerun(rec, dir, dir + "/bad.json"), 0) << caption;
-    const std::string err = read_text(dir + "/stderr.txt");
+    const std::string err = failing_rerun("fx_sweep", "bad_array_" + std::to_string(k++),
+                                          [&](nlohmann::json& cfg) { cfg["caption"] = caption; });
     EXPECT_NE(err.find(message), std::string::npos) << caption << ": " << err;
   }
 }
