@@ -8,15 +8,18 @@ the runfiles root) and the patterns of the basenames to copy; the files
 themselves become runfiles of whatever depends on the index, so `bazel run`
 of the collector builds them first.
 
-"stages" and "tools" (from the aspect below, over the whole upstream DAG):
-{target: {"config": path, "seed", "tool": label, "sources": [paths]}} and
-{tool: [its source files, transitively]}: what a stage's results depend on
-besides upstream stages, as files of the tree whose bytes can be hashed.
+"stages", "tools" and "binaries" (from the aspect below, over the whole
+upstream DAG): {target: {"config": path, "seed", "tool": label, "sources":
+[paths]}}, {tool: [its source files, transitively]} and {tool: the path of
+the binary that runs (exec configuration)}: what a stage's results depend on
+besides upstream stages. The binaries are runfiles too, so the stale check
+compares their bytes with the tool_sha256 each provenance record holds.
 """
 
 FingerprintInfo = provider(fields = {
     "stages": "depset of '\"target\": {...}' JSON snippets, one per stage",
     "tools": "depset of '\"tool\": [files]' JSON snippets",
+    "binaries": "depset of '\"tool\": \"path of its executable\"' JSON snippets",
     "code": "depset of a cc target's source files in this repository (transitive)",
     "files": "depset of every file the snippets name (configs, source inputs, code)",
 })
@@ -40,7 +43,7 @@ def _fingerprint_aspect_impl(target, ctx):
         elif v != None and type(v) == "Target":
             deps.append(v)
     infos = [d[FingerprintInfo] for d in deps if FingerprintInfo in d]
-    stages, tools, files = [], [], []
+    stages, tools, binaries, files = [], [], [], []
     code = _own_sources(ctx) if ctx.rule.kind.startswith("cc_") else []
     if ctx.rule.kind == "_stage":
         tool = ctx.rule.attr.tool
@@ -58,10 +61,13 @@ def _fingerprint_aspect_impl(target, ctx):
             "sources": sorted([f.short_path for f in sources]),
         }))
         tools.append(json.encode(str(tool.label)) + ": " + json.encode(tool_files))
-        files += [config] + sources + tool[FingerprintInfo].code.to_list()
+        exe = tool[DefaultInfo].files_to_run.executable
+        binaries.append(json.encode(str(tool.label)) + ": " + json.encode(exe.short_path))
+        files += [config, exe] + sources + tool[FingerprintInfo].code.to_list()
     return [FingerprintInfo(
         stages = depset(stages, transitive = [i.stages for i in infos]),
         tools = depset(tools, transitive = [i.tools for i in infos]),
+        binaries = depset(binaries, transitive = [i.binaries for i in infos]),
         code = depset(code, transitive = [i.code for i in infos] if not ctx.rule.kind == "_stage" else []),
         files = depset(files, transitive = [i.files for i in infos]),
     )]
@@ -75,8 +81,10 @@ fingerprint_aspect = aspect(
 def _fingerprint_json(deps):
     stages = depset(transitive = [d[FingerprintInfo].stages for d in deps if FingerprintInfo in d]).to_list()
     tools = depset(transitive = [d[FingerprintInfo].tools for d in deps if FingerprintInfo in d]).to_list()
+    binaries = depset(transitive = [d[FingerprintInfo].binaries for d in deps if FingerprintInfo in d]).to_list()
     files = depset(transitive = [d[FingerprintInfo].files for d in deps if FingerprintInfo in d])
-    text = "\"stages\": {" + ", ".join(sorted(stages)) + "}, \"tools\": {" + ", ".join(sorted(tools)) + "}"
+    text = ("\"stages\": {" + ", ".join(sorted(stages)) + "}, \"tools\": {" + ", ".join(sorted(tools)) +
+            "}, \"binaries\": {" + ", ".join(sorted(binaries)) + "}")
     return text, files
 
 def _results_index_impl(ctx):
@@ -114,15 +122,15 @@ def _stage_fingerprints_impl(ctx):
     fp_text, fp_files = _fingerprint_json(ctx.attr.targets)
     ctx.actions.write(out, "{" + fp_text + "}\n")
 
-    # Runfiles: the configs, source inputs and code, never the stages'
-    # outputs (so the stale check builds no stage).
+    # Runfiles: the configs, source inputs, code and stage binaries, never
+    # the stages' outputs (so the stale check builds no stage).
     return [DefaultInfo(files = depset([out]), runfiles = ctx.runfiles(files = [out], transitive_files = fp_files))]
 
 stage_fingerprints = rule(
     implementation = _stage_fingerprints_impl,
     attrs = {"targets": attr.label_list(aspects = [fingerprint_aspect])},
-    doc = """<name>.json: {"stages", "tools"} of the DAG upstream of `targets`
-(as in results_index), with the files they name as runfiles.""",
+    doc = """<name>.json: {"stages", "tools", "binaries"} of the DAG upstream of
+`targets` (as in results_index), with the files they name as runfiles.""",
 )
 
 def _only_files_impl(ctx):

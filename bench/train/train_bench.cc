@@ -153,6 +153,10 @@ void gemm_pass(benchmark::State& state, const GemmShape& s, bool blas) {
                   int(s.k), 1.0f, A.memptr(), int(A.n_rows), B.memptr(), int(B.n_rows), 1.0f, C.memptr(), int(s.m));
     benchmark::DoNotOptimize(C.memptr());
   }
+  // Achieved multiply-adds (m n k per product) per second: "madd=31G/s" is
+  // 31 per ns, to set against the core's peak (docs/performance.md).
+  state.counters["madd"] =
+      benchmark::Counter(double(s.m) * double(s.n) * double(s.k), benchmark::Counter::kIsIterationInvariantRate);
 }
 
 void BM_Gemm(benchmark::State& state) {

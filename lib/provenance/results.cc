@@ -278,7 +278,12 @@ nlohmann::json read_fingerprints(const std::string& path) {
   nlohmann::json j = parse_file(path);
   if (!j.contains("stages") || !j["stages"].is_object() || !j.contains("tools") || !j["tools"].is_object())
     throw StageError(path + ": expected the objects \"stages\" and \"tools\" (written by //paper:results.bzl)");
-  return {{"stages", j["stages"]}, {"tools", j["tools"]}};
+  nlohmann::json out = {{"stages", j["stages"]}, {"tools", j["tools"]}};
+  if (j.contains("binaries")) {
+    if (!j["binaries"].is_object()) throw StageError(path + ": \"binaries\" is not an object");
+    out["binaries"] = j["binaries"];
+  }
+  return out;
 }
 
 nlohmann::json collect_results(const std::vector<IndexEntry>& index, const std::string& src_root,

@@ -60,8 +60,9 @@ nlohmann::json collect_results(const std::vector<IndexEntry>& index, const std::
                                const std::string& dest, const nlohmann::json& fingerprints = nullptr);
 
 // {"stages": {target: {"config", "seed", "tool", "sources"}}, "tools":
-// {tool: [source files]}} from an index or fingerprints file written by
-// //paper:results.bzl.
+// {tool: [source files]}, "binaries": {tool: path of its executable}} from an
+// index or fingerprints file written by //paper:results.bzl ("binaries" only
+// where the file has it).
 nlohmann::json read_fingerprints(const std::string& path);
 
 // The code fingerprint of a tool: SHA-256 of the `sha256sum` listing

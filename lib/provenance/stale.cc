@@ -24,10 +24,63 @@ std::string joined(const std::vector<std::string>& v) {
   return s;
 }
 
+// Whether the stage's code still makes its results. The key is the stage
+// binary's bytes (what Bazel caches on): the tool_sha256 its record holds
+// against the binary built from the tree now. A source edit that leaves the
+// binary's bytes alone (a comment) leaves the results current. A binary
+// that differs while its sources are the ones recorded was built by another
+// toolchain or with other flags (a sanitizer build): a note, not stale.
+// Without a binary to compare, the source fingerprint alone decides.
+struct CodeCheck {
+  const nlohmann::json &fp, &code;
+  const std::string& root;
+  bool require_code;
+  int unchecked = 0;
+  std::vector<std::string> notes;
+
+  // MANIFEST.json's source fingerprint of `tool` for `target`: 1 same as the
+  // tree's, 0 different, -1 not recorded.
+  int sources_same(const std::string& target, const std::string& tool) const {
+    if (!code.contains(target) || code[target].value("tool", std::string()) != tool) return -1;
+    const auto files = fp["tools"].value(tool, std::vector<std::string>{});
+    for (const auto& f : files)
+      if (!fs::exists(root + "/" + f)) throw StageError(root + "/" + f + ": source file of " + tool + " not found");
+    return code_fingerprint(files, root) == code[target].value("code_sha256", std::string()) ? 1 : 0;
+  }
+
+  void check(const std::string& target, const nlohmann::json& rec, const std::string& tool,
+             std::vector<std::string>& out) {
+    if (code.contains(target) && code[target].value("tool", std::string()) != tool) {
+      out.push_back("its tool is now " + tool + " (was " + code[target].value("tool", std::string()) + ")");
+      return;
+    }
+    const std::string binary = fp.value("binaries", nlohmann::json::object()).value(tool, std::string());
+    const std::string recorded = rec.value("tool_sha256", std::string());
+    const int same_sources = sources_same(target, tool);
+    if (binary.empty() || recorded.empty()) {
+      if (same_sources == 0) out.push_back("code of " + tool + " changed");
+      if (same_sources < 0) {
+        ++unchecked;
+        if (require_code) out.push_back("MANIFEST.json has no code fingerprint for it");
+      }
+      return;
+    }
+    if (!fs::exists(root + "/" + binary)) throw StageError(root + "/" + binary + ": binary of " + tool + " not found");
+    const std::string now = sha256_file(root + "/" + binary);
+    if (now == recorded) return;
+    if (same_sources == 1) {
+      notes.push_back(target + ": " + tool + " built here (" + now.substr(0, 12) + ") differs from the binary that " +
+                      "made the results (" + recorded.substr(0, 12) + ") though its sources are unchanged: " +
+                      "another toolchain or other build flags");
+      return;
+    }
+    out.push_back("binary of " + tool + " changed (" + recorded.substr(0, 12) + " -> " + now.substr(0, 12) + ")");
+  }
+};
+
 // Why the stage `target` (its record `rec`) no longer matches the tree.
 std::vector<std::string> causes(const std::string& target, const nlohmann::json& rec, const nlohmann::json& fp,
-                                const nlohmann::json& code, const std::string& root, bool require_code,
-                                int& unchecked) {
+                                const std::string& root, CodeCheck& code) {
   std::vector<std::string> out;
   if (!fp["stages"].contains(target)) {
     out.push_back("no longer a stage of the paper's DAG");
@@ -58,20 +111,7 @@ std::vector<std::string> causes(const std::string& target, const nlohmann::json&
   }
   for (const auto& p : s.value("sources", std::vector<std::string>{}))
     if (!recorded.count(p)) out.push_back("new input " + p);
-  // Code.
-  const std::string tool = s.value("tool", std::string());
-  if (!code.contains(target)) {
-    ++unchecked;
-    if (require_code) out.push_back("MANIFEST.json has no code fingerprint for it");
-  } else if (code[target].value("tool", std::string()) != tool) {
-    out.push_back("its tool is now " + tool + " (was " + code[target].value("tool", std::string()) + ")");
-  } else {
-    const auto files = fp["tools"].value(tool, std::vector<std::string>{});
-    for (const auto& f : files)
-      if (!fs::exists(root + "/" + f)) throw StageError(root + "/" + f + ": source file of " + tool + " not found");
-    if (code_fingerprint(files, root) != code[target].value("code_sha256", std::string()))
-      out.push_back("code of " + tool + " changed (" + std::to_string(files.size()) + " source files)");
-  }
+  code.check(target, rec, s.value("tool", std::string()), out);
   return out;
 }
 
@@ -86,15 +126,16 @@ StaleReport stale_results(const std::string& dir, const nlohmann::json& fp, cons
     throw StageError(mpath + ": no \"files\" object");
   const auto& files = manifest["files"];
   const nlohmann::json code = manifest.value("code", nlohmann::json::object());
+  CodeCheck check{fp, code, root, require_code};
 
   std::map<std::string, std::vector<std::string>> changed;  // target -> causes
-  int unchecked = 0, stages = 0;
+  int stages = 0;
   for (const auto& [rel, m] : files.items()) {
     if (rel.rfind("provenance/", 0) != 0) continue;
     const nlohmann::json rec = read_json(dir + "/" + rel);
     const std::string target = rec.value("target", std::string());
     ++stages;
-    auto c = causes(target, rec, fp, code, root, require_code, unchecked);
+    auto c = causes(target, rec, fp, root, check);
     if (!c.empty()) changed[target] = c;
   }
   for (const auto& [rel, m] : files.items()) {
@@ -111,8 +152,9 @@ StaleReport stale_results(const std::string& dir, const nlohmann::json& fp, cons
       }
     }
   }
-  if (unchecked > 0 && !require_code)
-    r.notes.push_back("code of " + std::to_string(unchecked) + " of " + std::to_string(stages) +
+  r.notes = check.notes;
+  if (check.unchecked > 0 && !require_code)
+    r.notes.push_back("code of " + std::to_string(check.unchecked) + " of " + std::to_string(stages) +
                       " stages not checked: " + mpath +
                       " has no code fingerprints (collected before they were recorded); "
                       "rerun `tools/bazel run //paper:all` to record them");

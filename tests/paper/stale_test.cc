@@ -1,8 +1,8 @@
 // The stale check (lib/provenance/stale.h) on the fixture DAG: results
 // collected with code fingerprints, then one thing of the tree changed at a
 // time in a copy of the files the fingerprints name (a config, a gnuplot
-// script, a tool's source, a seed); exactly the results downstream of it
-// must be named stale. Which stages lie downstream is read off
+// script, a tool's source and binary, a seed); exactly the results
+// downstream of it must be named stale. Which stages lie downstream is read off
 // tests/paper/BUILD: the two trained models feed fx_curves and fx_maps, the
 // two sweeps feed fx_sweep, and the sample feeds everything.
 #include <gtest/gtest.h>
@@ -47,6 +47,7 @@ Fixture make(const std::string& name, bool with_code = true) {
   }
   for (const auto& [t, list] : f.fp["tools"].items())
     for (const auto& x : list) files.insert(x.get<std::string>());
+  for (const auto& [t, bin] : f.fp["binaries"].items()) files.insert(bin.get<std::string>());
   for (const auto& rel : files) {
     fs::create_directories(fs::path(f.tree + "/" + rel).parent_path());
     write_text_atomic(f.tree + "/" + rel, read_text(rel));
@@ -110,17 +111,52 @@ TEST(Stale, EditedScriptNamesOnlyItsFigure) {
   EXPECT_TRUE(testing_util::any_contains(r.stale, "input stages/figures/scripts/fig2b.gp changed")) << joined(r.stale);
 }
 
-TEST(Stale, EditedCodeNamesTheResultsOfItsTool) {
+// A code edit that changes the binary (stood for by a byte appended to the
+// tree's copy of it) makes the results of its tool stale.
+TEST(Stale, CodeEditThatChangesTheBinaryNamesTheResultsOfItsTool) {
   Fixture f = make("code");
-  append(f.tree + "/stages/figures/main.cc", "// edited\n");
+  append(f.tree + "/stages/figures/main.cc", "int unused_edit;\n");
+  append(f.tree + "/" + f.fp["binaries"]["//stages/figures:figures"].get<std::string>(), "x");
+  auto r = stale_results(f.results, f.fp, f.tree, true);
+  EXPECT_EQ(stale_files(r), files_of(f, {P + "fx_curves", P + "fx_maps", P + "fx_sweep"})) << joined(r.stale);
+  EXPECT_TRUE(testing_util::any_contains(r.stale, "binary of //stages/figures:figures changed")) << joined(r.stale);
+  // A library every stage links, and so every binary: everything.
+  Fixture g = make("code_lib");
+  append(g.tree + "/lib/core/stage.cc", "int unused_edit;\n");
+  for (const auto& [t, bin] : g.fp["binaries"].items()) append(g.tree + "/" + bin.get<std::string>(), "x");
+  r = stale_results(g.results, g.fp, g.tree, true);
+  EXPECT_EQ(stale_files(r).size(), g.manifest["files"].size()) << joined(r.stale);
+}
+
+// A comment changes the sources but not the binaries: nothing is stale.
+TEST(Stale, CommentOnlyEditLeavesResultsCurrent) {
+  Fixture f = make("comment");
+  append(f.tree + "/stages/figures/main.cc", "// a comment\n");
+  append(f.tree + "/lib/core/stage.cc", "// a comment\n");
+  auto r = stale_results(f.results, f.fp, f.tree, true);
+  EXPECT_TRUE(r.stale.empty()) << joined(r.stale);
+  EXPECT_TRUE(r.notes.empty()) << joined(r.notes);
+}
+
+// Another binary from the recorded sources (another compiler, a sanitizer
+// build): a note naming the tool, not a stale result.
+TEST(Stale, OtherBinaryFromTheSameSourcesIsANote) {
+  Fixture f = make("toolchain");
+  append(f.tree + "/" + f.fp["binaries"]["//stages/figures:figures"].get<std::string>(), "x");
+  auto r = stale_results(f.results, f.fp, f.tree, true);
+  EXPECT_TRUE(r.stale.empty()) << joined(r.stale);
+  EXPECT_TRUE(testing_util::any_contains(r.notes, "//stages/figures:figures built here")) << joined(r.notes);
+}
+
+// Fingerprints without binaries (written before they were recorded): the
+// source fingerprint decides, so any source edit is stale.
+TEST(Stale, WithoutBinariesSourceEditsAreStale) {
+  Fixture f = make("no_binaries");
+  f.fp.erase("binaries");
+  append(f.tree + "/stages/figures/main.cc", "// a comment\n");
   auto r = stale_results(f.results, f.fp, f.tree, true);
   EXPECT_EQ(stale_files(r), files_of(f, {P + "fx_curves", P + "fx_maps", P + "fx_sweep"})) << joined(r.stale);
   EXPECT_TRUE(testing_util::any_contains(r.stale, "code of //stages/figures:figures changed")) << joined(r.stale);
-  // A library every stage links: everything.
-  Fixture g = make("code_lib");
-  append(g.tree + "/lib/core/stage.cc", "// edited\n");
-  r = stale_results(g.results, g.fp, g.tree, true);
-  EXPECT_EQ(stale_files(r).size(), g.manifest["files"].size()) << joined(r.stale);
 }
 
 TEST(Stale, ChangedSeedNamesTheStageAndItsFigure) {
@@ -140,10 +176,12 @@ TEST(Stale, StageNoLongerInTheDagIsStale) {
   EXPECT_TRUE(testing_util::any_contains(r.stale, "no longer a stage of the paper's DAG")) << joined(r.stale);
 }
 
-// Results collected without code fingerprints: everything but code is
-// checked and a note says so; with require_code every result is stale.
+// Results collected without code fingerprints, and fingerprints without
+// binaries: everything but code is checked and a note says so; with
+// require_code every result is stale.
 TEST(Stale, WithoutCodeFingerprintsCodeIsUncheckedAndSaysSo) {
   Fixture f = make("no_code", false);
+  f.fp.erase("binaries");
   EXPECT_FALSE(f.manifest.contains("code"));
   auto r = stale_results(f.results, f.fp, f.tree, false);
   EXPECT_TRUE(r.stale.empty()) << joined(r.stale);
