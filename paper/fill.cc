@@ -4,7 +4,7 @@
 // by its value (lib/provenance/literate.h). The record of this stage names
 // every summary behind every number.
 #include "lib/core/io.h"
-#include "lib/core/stage.h"
+#include "stages/runtime/stage.h"
 #include "lib/provenance/literate.h"
 
 int main(int argc, char** argv) {

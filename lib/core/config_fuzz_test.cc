@@ -7,7 +7,7 @@
 #include <iostream>
 
 #include "lib/core/config.h"
-#include "lib/core/fuzz.h"
+#include "tests/util/fuzz.h"
 
 namespace potts {
 namespace {

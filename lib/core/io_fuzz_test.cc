@@ -14,7 +14,7 @@
 #include <fstream>
 #include <iostream>
 
-#include "lib/core/fuzz.h"
+#include "tests/util/fuzz.h"
 #include "lib/core/io.h"
 
 // Under --config=asan, for the byte-corrupted HDF5 files only (third-party

@@ -1,6 +1,6 @@
 // Talking to gnuplot: quoting values into its command language, wrapping a
 // caption, running it, and making its PDF byte-reproducible. Used by the
-// figures stage (lib/figures/figure_stage.h).
+// figures stage (stages/figures/figure_stage.h).
 //
 // Tested by //lib/figures:gnuplot_test.
 #pragma once

@@ -10,7 +10,6 @@
 
 #include "lib/core/error.h"
 #include "lib/core/rng.h"
-#include "lib/core/stage.h"
 #include "lib/potts/gibbs.h"
 
 namespace potts {
@@ -21,18 +20,17 @@ static double thread_cpu_seconds() {
   return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
-arma::imat run_chain(const PottsModel& m, const ChainProtocol& p, std::uint64_t seed, const std::string& label,
+arma::imat run_chain(const PottsModel& m, const ChainProtocol& p, std::uint64_t seed, const ChainProgress& progress,
                      ChainStats* stats) {
   const auto start = std::chrono::steady_clock::now();
   const double cpu_start = thread_cpu_seconds();
   GibbsSampler g(m, seed, streams::kGibbs);
   g.sweeps(p.burn_in_sweeps);
   arma::imat saved(p.n_saved, m.L());
-  Progress progress(label, p.n_saved, "samples");
   for (std::uint64_t k = 0; k < p.n_saved; ++k) {
     g.sweeps(p.sweeps_between);
     saved.row(k) = g.sequence();
-    if (!label.empty()) progress.update(k + 1);
+    if (progress) progress(k + 1, p.n_saved);
   }
   if (stats) {
     stats->updates = g.updates();

@@ -54,10 +54,13 @@ struct ChainStats {
   double updates_per_second() const { return cpu_seconds > 0 ? updates / cpu_seconds : 0.0; }
 };
 
+// Called after each saved configuration with (saved so far, n_saved).
+using ChainProgress = std::function<void(std::uint64_t done, std::uint64_t total)>;
+
 // One chain at m.beta; returns the saved configurations (n_saved x L).
-// `label` non-empty: progress lines on stderr.
-arma::imat run_chain(const PottsModel& m, const ChainProtocol& p, std::uint64_t seed, const std::string& label,
-                     ChainStats* stats = nullptr);
+// `progress`, if set, is told how far the chain is.
+arma::imat run_chain(const PottsModel& m, const ChainProtocol& p, std::uint64_t seed,
+                     const ChainProgress& progress = {}, ChainStats* stats = nullptr);
 
 // Interleaved split (a choice, paper/spec.md §1): saved configuration k goes
 // to the test set when k % test_every == test_every - 1 and the test set is

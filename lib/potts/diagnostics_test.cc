@@ -67,7 +67,7 @@ TEST(Diagnostics, TrappedChainIsFlaggedAndFreeChainIsNot) {
   auto sample = [&](double beta, arma::imat* train, arma::imat* test) {
     m.beta = beta;
     p.n_saved = 400;
-    split_interleaved(run_chain(m, p, 3, ""), 300, 100, 4, train, test);
+    split_interleaved(run_chain(m, p, 3), 300, 100, 4, train, test);
   };
   arma::imat train, test;
   sample(3.0, &train, &test);

@@ -9,7 +9,7 @@
 #include <fstream>
 
 #include "lib/core/io.h"
-#include "lib/core/stage.h"
+#include "stages/runtime/stage.h"
 #include "lib/provenance/literate.h"
 #include "lib/provenance/results.h"
 #include "tests/util/test_util.h"

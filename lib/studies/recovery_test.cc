@@ -31,7 +31,7 @@ Data make_data() {
   p.burn_in_sweeps = 200;
   p.sweeps_between = 20;
   p.n_saved = 600;
-  const arma::imat all = run_chain(d.truth, p, 5, "");
+  const arma::imat all = run_chain(d.truth, p, 5);
   d.train = all.rows(0, 199);
   d.test = all.rows(200, 599);
   return d;

@@ -1,9 +1,8 @@
 // Figures stage: one figure of the paper per Bazel action (data file, then
-// gnuplot to PNG and PDF). See lib/figures/figure_stage.h.
-#include "lib/core/stage.h"
-#include "lib/figures/figure_stage.h"
+// gnuplot to PNG and PDF). See stages/figures/figure_stage.h.
+#include "stages/figures/figure_stage.h"
 
 int main(int argc, char** argv) {
   return potts::run_stage("figures", "One figure of the paper: data file, then gnuplot to PNG and PDF.", argc, argv,
-                          potts::figures::run_figure_stage);
+                          potts::figures::run_figures);
 }

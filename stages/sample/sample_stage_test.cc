@@ -14,7 +14,7 @@
 #include "lib/core/error.h"
 #include "lib/core/io.h"
 #include "lib/potts/calibration.h"
-#include "lib/potts/sample_stage.h"
+#include "stages/sample/sample_stage.h"
 
 namespace potts {
 namespace {

@@ -11,7 +11,7 @@
 #include "tests/util/test_util.h"
 #include "lib/core/io.h"
 #include "lib/core/rng.h"
-#include "lib/core/stage.h"
+#include "stages/runtime/stage.h"
 
 namespace potts {
 namespace {

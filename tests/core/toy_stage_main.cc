@@ -2,7 +2,7 @@
 // seeded Gaussian numbers into HDF5 plus a summary.
 #include "lib/core/io.h"
 #include "lib/core/rng.h"
-#include "lib/core/stage.h"
+#include "stages/runtime/stage.h"
 
 int main(int argc, char** argv) {
   return potts::run_stage("toy", "Toy stage exercising tools/stage.bzl.", argc, argv, [](potts::Stage& st) {

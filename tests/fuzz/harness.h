@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "lib/core/error.h"
-#include "lib/core/fuzz.h"
+#include "tests/util/fuzz.h"
 #include "lib/core/numeric_env.h"
 
 namespace potts::fuzz {

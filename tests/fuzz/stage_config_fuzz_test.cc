@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "lib/core/config.h"
-#include "lib/potts/sample_stage.h"
+#include "stages/sample/sample_stage.h"
 #include "tests/fuzz/harness.h"
 
 #define STAGE_MAINS(X)                                                                                       \

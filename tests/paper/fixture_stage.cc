@@ -7,7 +7,7 @@
 
 #include "lib/core/io.h"
 #include "lib/core/rng.h"
-#include "lib/core/stage.h"
+#include "stages/runtime/stage.h"
 
 int main(int argc, char** argv) {
   using namespace potts;

@@ -122,7 +122,7 @@ TEST(Stale, CodeEditThatChangesTheBinaryNamesTheResultsOfItsTool) {
   EXPECT_TRUE(testing_util::any_contains(r.stale, "binary of //stages/figures:figures changed")) << joined(r.stale);
   // A library every stage links, and so every binary: everything.
   Fixture g = make("code_lib");
-  append(g.tree + "/lib/core/stage.cc", "int unused_edit;\n");
+  append(g.tree + "/stages/runtime/stage.cc", "int unused_edit;\n");
   for (const auto& [t, bin] : g.fp["binaries"].items()) append(g.tree + "/" + bin.get<std::string>(), "x");
   r = stale_results(g.results, g.fp, g.tree, true);
   EXPECT_EQ(stale_files(r).size(), g.manifest["files"].size()) << joined(r.stale);
@@ -132,7 +132,7 @@ TEST(Stale, CodeEditThatChangesTheBinaryNamesTheResultsOfItsTool) {
 TEST(Stale, CommentOnlyEditLeavesResultsCurrent) {
   Fixture f = make("comment");
   append(f.tree + "/stages/figures/main.cc", "// a comment\n");
-  append(f.tree + "/lib/core/stage.cc", "// a comment\n");
+  append(f.tree + "/stages/runtime/stage.cc", "// a comment\n");
   auto r = stale_results(f.results, f.fp, f.tree, true);
   EXPECT_TRUE(r.stale.empty()) << joined(r.stale);
   EXPECT_TRUE(r.notes.empty()) << joined(r.notes);

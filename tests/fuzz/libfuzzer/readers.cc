@@ -17,7 +17,7 @@
 #include "lib/core/io.h"
 
 #if defined(FUZZ_FLAGS)
-#include "lib/core/stage.h"
+#include "stages/runtime/stage.h"
 #endif
 #if defined(FUZZ_SAMPLE_DATA)
 #include "lib/potts/sample_data.h"

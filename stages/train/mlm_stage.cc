@@ -1,4 +1,4 @@
-#include "lib/train/mlm_stage.h"
+#include "stages/train/mlm_stage.h"
 
 namespace potts::train {
 

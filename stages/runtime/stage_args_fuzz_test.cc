@@ -1,12 +1,12 @@
-// Mutation fuzzing of a stage's command line (lib/core/stage
+// Mutation fuzzing of a stage's command line (stages/runtime/stage
 // parse_stage_args): flags deleted, repeated, swapped, replaced by nasty
 // tokens or byte-edited. Every case must parse or throw a StageError.
 #include <gtest/gtest.h>
 
 #include <iostream>
 
-#include "lib/core/fuzz.h"
-#include "lib/core/stage.h"
+#include "tests/util/fuzz.h"
+#include "stages/runtime/stage.h"
 
 namespace potts {
 namespace {

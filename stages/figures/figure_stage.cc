@@ -1,4 +1,4 @@
-#include "lib/figures/figure_stage.h"
+#include "stages/figures/figure_stage.h"
 
 #include <algorithm>
 #include <cmath>
@@ -349,7 +349,7 @@ Plot heatmap_figure(Stage& st, Config& cfg) {
 
 }  // namespace
 
-void run_figure_stage(Stage& st) {
+void run_figures(Stage& st) {
   Config& cfg = st.config();
   const std::string kind = cfg.choice("figure", {"xy", "heatmaps"});
   const std::string caption_template = cfg.string("caption");

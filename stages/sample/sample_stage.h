@@ -1,5 +1,5 @@
 // The sample stage (paper/spec.md §1): configuration, data generation and
-// outputs. stages/sample/main.cc is a thin wrapper around run_sample_stage.
+// outputs. stages/sample/main.cc is a thin wrapper around run_sample.
 //
 // Outputs (the fixed data interface of the pipeline):
 //   model.h5    "couplings_J" (L x L), "colour_similarity_U" (C x C), "beta" (1 x 1)
@@ -20,7 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lib/core/config.h"
-#include "lib/core/stage.h"
+#include "stages/runtime/stage.h"
 #include "lib/potts/calibration.h"
 #include "lib/potts/diagnostics.h"
 #include "lib/potts/model.h"
@@ -65,6 +65,6 @@ void write_sample_outputs(const SampleSettings& s, const SampleResult& r, const 
                           const std::string& train_h5, const std::string& test_h5, const std::string& summary_json);
 
 // The stage body: settings from st.config(), outputs to st.output(...).
-void run_sample_stage(Stage& st);
+void run_sample(Stage& st);
 
 }  // namespace potts

@@ -1,5 +1,5 @@
 // The figures stage: one figure of the paper per Bazel action
-// (stages/figures/main.cc is a thin wrapper around run_figure_stage).
+// (stages/figures/main.cc is a thin wrapper around run_figures).
 //
 // Reads the upstream stages' outputs (CSV tables, HDF5 matrices, summaries),
 // writes the numbers a figure shows into a plain data file (<name>.dat,
@@ -33,12 +33,12 @@
 // //tests/determinism:cross_cpu_test compares with committed hashes; the
 // gnuplot helpers by //lib/figures:gnuplot_test.
 #pragma once
-#include "lib/core/stage.h"
+#include "stages/runtime/stage.h"
 
 namespace potts::figures {
 
 // The stage body: reads the config and inputs of one figure, writes
 // <name>.dat, <name>.png, <name>.pdf and summary.json.
-void run_figure_stage(Stage& st);
+void run_figures(Stage& st);
 
 }  // namespace potts::figures

@@ -1,4 +1,4 @@
-#include "lib/potts/sample_stage.h"
+#include "stages/sample/sample_stage.h"
 
 #include <cmath>
 #include <cstdio>
@@ -61,7 +61,10 @@ SampleResult generate_sample(const SampleSettings& s, std::uint64_t seed, bool p
     m.beta = beta;
     std::ostringstream label;
     label << "sample: chain at beta=" << beta;
-    arma::imat saved = run_chain(m, s.protocol, seed, progress ? label.str() : "", &r.stats);
+    Progress bar(label.str(), s.protocol.n_saved, "samples");
+    ChainProgress report;
+    if (progress) report = [&bar](std::uint64_t done, std::uint64_t) { bar.update(done); };
+    arma::imat saved = run_chain(m, s.protocol, seed, report, &r.stats);
     split_interleaved(saved, s.M_train, s.M_test, s.test_every, &r.train, &r.test);
     r.model.beta = beta;
     return mean_hamming_distance(r.train);
@@ -73,7 +76,7 @@ SampleResult generate_sample(const SampleSettings& s, std::uint64_t seed, bool p
     auto grid_distance = [&](double beta) {
       PottsModel m = base;
       m.beta = beta;
-      return mean_hamming_distance(run_chain(m, reduced, seed, ""));
+      return mean_hamming_distance(run_chain(m, reduced, seed));
     };
     CalibrationResult c = calibrate_beta(s.calibration, grid_distance, production, s.threads);
     r.calibration = c.points;
@@ -155,7 +158,7 @@ void write_sample_outputs(const SampleSettings& s, const SampleResult& r, const 
   write_text_atomic(summary_json, sample_summary(s, r).dump(2) + "\n");
 }
 
-void run_sample_stage(Stage& st) {
+void run_sample(Stage& st) {
   const SampleSettings s = read_sample_settings(st.config());
   st.set_threads(s.calibrate ? s.threads : 1);
   const SampleResult r = generate_sample(s, st.seed(), /*progress=*/true);

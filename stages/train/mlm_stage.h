@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "lib/core/stage.h"
+#include "stages/runtime/stage.h"
 #include "lib/nn/mlm_model.h"
 #include "lib/potts/sample_data.h"
 #include "lib/train/trainer.h"

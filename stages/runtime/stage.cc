@@ -1,4 +1,4 @@
-#include "lib/core/stage.h"
+#include "stages/runtime/stage.h"
 
 #include <H5public.h>
 #include <openssl/opensslv.h>

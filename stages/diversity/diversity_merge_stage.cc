@@ -1,0 +1,94 @@
+#include "stages/diversity/diversity_merge_stage.h"
+
+#include <algorithm>
+#include <map>
+
+namespace potts {
+
+void run_diversity_merge(Stage& st) {
+  Config& cfg = st.config();
+  const auto points = cfg.integer("points", 1, 1000);
+  cfg.finish();
+  const std::vector<std::string> cols = {
+      "hamming",          "beta",        "optimal_test_loss", "fa_gap_mean",       "fa_gap_se",
+      "fa_erec_mean",     "fa_erec_se",  "fa_stall_fraction", "plm_gap",           "plm_erec",
+      "target_hamming",   "fa_best_gap", "fa_best_erec",      "plm_erec_zero_sum", "fa_lambda_chosen",
+      "plm_lambda_chosen"};
+  // One row of the tables per point, read (and checked) from its summary.
+  struct Point {
+    double hamming;
+    std::vector<double> row;
+    bool has_diagnostics = false, degenerate = false;
+    double test_in_train_share = 0;
+    std::vector<double> grid, plm_losses, fa_losses;  // validation curves (may be empty)
+  };
+  std::map<std::string, std::vector<Point>> by_kind;
+  nlohmann::json all = nlohmann::json::array();
+  for (int k = 0; k < points; ++k) {
+    Config c = Config::load(st.input("p" + std::to_string(k) + "/summary.json"));
+    Point p;
+    const std::string kind = c.string("colour_kind");
+    p.hamming = c.number("hamming");
+    for (auto& col : cols) p.row.push_back(c.value(col).is_null() ? -1.0 : c.number(col));
+    if (c.has("data_diagnostics")) {
+      Config d = c.section("data_diagnostics");
+      p.has_diagnostics = true;
+      p.degenerate = d.boolean("degenerate");
+      p.test_in_train_share = d.number("test_in_train_share", 0.0, 1.0);
+    }
+    // The validation curves, on one lambda grid (the merge's table).
+    for (const char* est : {"plm_validation", "fa_validation"}) {
+      if (!c.has(est)) continue;
+      Config v = c.section(est);
+      const std::vector<double> grid = v.numbers("lambda_grid", 0.0, 1e3);
+      std::vector<double> losses = v.numbers("validation_loss");
+      if (losses.size() != grid.size())
+        throw StageError(c.origin() + ": " + est + ": " + std::to_string(losses.size()) + " validation losses for " +
+                         std::to_string(grid.size()) + " lambdas");
+      if (!p.grid.empty() && grid != p.grid)
+        throw StageError(c.origin() + ": plm_validation and fa_validation must share one lambda grid");
+      p.grid = grid;
+      (std::string(est) == "plm_validation" ? p.plm_losses : p.fa_losses) = losses;
+    }
+    by_kind[kind].push_back(p);
+    all.push_back(c.json());
+  }
+  for (const auto& kind : {std::string("gaussian"), std::string("identity")}) {
+    auto rows = by_kind[kind];
+    std::sort(rows.begin(), rows.end(), [](const Point& a, const Point& b) { return a.hamming > b.hamming; });
+    CsvTable t(cols);
+    for (auto& p : rows) t.row(p.row);
+    t.save(st.output(kind == "gaussian" ? "diversity.csv" : "diversity_identity.csv"));
+    if (kind != "gaussian") continue;
+    CsvTable v({"hamming", "lambda", "plm_validation_loss", "fa_validation_loss"});
+    for (auto& p : rows)
+      for (std::size_t g = 0; g < p.grid.size(); ++g)
+        v.row({p.hamming, p.grid[g], p.plm_losses.empty() ? -1.0 : p.plm_losses[g],
+               p.fa_losses.empty() ? -1.0 : p.fa_losses[g]});
+    v.save(st.output("validation.csv"));
+  }
+  // Which data sets are degenerate (test/train overlap or disagreeing
+  // independent chains, lib/potts/diagnostics.h), per colour kind.
+  nlohmann::json quality = nlohmann::json::object();
+  for (const auto& [kind, rows] : by_kind) {
+    int degenerate = 0;
+    double lo = 1.0, hi = 0.0;
+    for (const auto& r : rows) {
+      if (!r.has_diagnostics) continue;
+      degenerate += r.degenerate;
+      lo = std::min(lo, r.test_in_train_share);
+      hi = std::max(hi, r.test_in_train_share);
+    }
+    quality[kind] = {{"points", rows.size()},
+                     {"degenerate", degenerate},
+                     {"min_test_in_train_share", lo},
+                     {"max_test_in_train_share", hi}};
+  }
+  nlohmann::json s;
+  s["points"] = all;
+  s["data_quality"] = quality;
+  s["tables"] = {{"diversity.csv", "gaussian"}, {"diversity_identity.csv", "identity"}, {"validation.csv", "gaussian"}};
+  st.write_summary(s);
+}
+
+}  // namespace potts

@@ -1,0 +1,85 @@
+#include "stages/replica/replica_stage.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "lib/core/stats.h"
+#include "lib/gaussian/gaussian.h"
+#include "lib/replica/replica.h"
+
+namespace potts {
+
+void run_replica(Stage& st) {
+  Config& cfg = st.config();
+  Config grid_cfg = cfg.section("alpha_grid");
+  const gaussian::AlphaGrid grid = gaussian::alpha_grid_from(grid_cfg);
+  replica::FixedPointOptions opt;
+  opt.damping = cfg.number("damping", 1e-4, 1);
+  opt.tolerance = cfg.number_open("tolerance", 0, 1e-3);
+  opt.max_iterations = cfg.integer("max_iterations", 1, 1000000000);
+  const double max_rel_diff = cfg.number_open("max_relative_difference", 0, 1);
+
+  const std::string model_h5 = st.input("model/model.h5");
+  Config model = Config::load(st.input("model/summary.json"));
+  const gaussian::ModelFile mf = gaussian::read_model_h5(model_h5);
+  const double lambda = mf.lambda;
+  const gaussian::MaskedTeacher t = gaussian::masked_teacher(mf.precision_P, mf.masked_index);
+  const replica::Spectrum spec = replica::spectrum_of(t.feature_covariance_Omega, t.teacher_w, t.noise_sigma2);
+  const double D = static_cast<double>(spec.D());
+
+  // Fine grid ∪ simulation grid.
+  std::vector<std::pair<double, bool>> points;
+  for (double a : gaussian::alpha_values(grid, cfg.origin() + ": alpha_grid")) points.push_back({a, false});
+  for (double a : model.numbers("alphas", 0.0, 1e9)) points.push_back({a, true});
+  std::sort(points.begin(), points.end());
+
+  CsvTable table({"alpha", "n", "eps_g", "eps_g_closed_form", "relative_difference", "m", "q", "V", "V_hat", "m_hat",
+                  "q_hat", "kappa", "df1", "df2", "iterations", "on_simulation_grid"});
+  double worst = 0, worst_alpha = 0;
+  long total_iterations = 0, max_iterations_used = 0;
+  std::vector<double> alphas, eps;
+  for (auto [alpha, on_sim] : points) {
+    const replica::SaddlePoint fp = replica::solve_saddle_point(spec, alpha, lambda, opt);
+    const replica::ClosedForm cf = replica::deterministic_equivalent(spec, alpha, lambda);
+    const double rel = std::abs(fp.eps_g - cf.eps_g) / cf.eps_g;
+    if (rel > worst) worst = rel, worst_alpha = alpha;
+    total_iterations += fp.iterations;
+    max_iterations_used = std::max(max_iterations_used, fp.iterations);
+    table.row({alpha, alpha * D, fp.eps_g, cf.eps_g, rel, fp.m, fp.q, fp.V, fp.V_hat, fp.m_hat, fp.q_hat, cf.kappa,
+               cf.df1, cf.df2, static_cast<double>(fp.iterations), on_sim ? 1.0 : 0.0});
+    if (!on_sim) alphas.push_back(alpha), eps.push_back(fp.eps_g);
+  }
+  if (worst > max_rel_diff)
+    throw StageError("replica: fixed point and closed form differ by " + std::to_string(worst) +
+                     " (relative) at alpha = " + std::to_string(worst_alpha) +
+                     ", above max_relative_difference = " + std::to_string(max_rel_diff));
+  table.save(st.output("theory.csv"));
+
+  nlohmann::json s;
+  s["D"] = spec.D();
+  s["L"] = model.value("L");
+  s["Delta"] = model.value("Delta");
+  s["masked_index"] = mf.masked_index;
+  s["lambda"] = lambda;
+  s["sigma2"] = spec.sigma2;
+  s["rho"] = spec.rho;
+  s["points"] = points.size();
+  s["max_relative_difference_fixed_point_vs_closed_form"] = worst;
+  s["worst_alpha"] = worst_alpha;
+  s["damping"] = opt.damping;
+  s["tolerance"] = opt.tolerance;
+  s["iterations_total"] = total_iterations;
+  s["iterations_max"] = max_iterations_used;
+  const size_t peak = argmax(eps);
+  s["peak_alpha"] = alphas[peak];
+  s["peak_eps_g"] = eps[peak];
+  try {
+    s["tail_slope_8_100"] = gaussian::loglog_slope(alphas, eps, spec.sigma2, 8, 100);
+  } catch (const StageError&) {
+    s["tail_slope_8_100"] = nullptr;
+  }
+  st.write_summary(s);
+  st.facts()["iterations_total"] = total_iterations;
+}
+
+}  // namespace potts

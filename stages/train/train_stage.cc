@@ -1,0 +1,110 @@
+#include "stages/train/train_stage.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+
+#include "lib/nn/factored_attention.h"
+#include "lib/nn/transformer.h"
+#include "lib/train/trainer.h"
+#include "stages/train/mlm_stage.h"
+
+namespace potts {
+
+void run_train(Stage& st) {
+  st.set_threads(1);
+  Config& cfg = st.config();
+  // --- configuration (validated before any work) ---
+  const std::string kind = cfg.choice("model", {"factored", "vanilla"});
+  const train::TrainOptions to = train::read_train_options(cfg);
+  const nn::Precision precision = train::read_precision(cfg);
+  double std_A = 0, std_V = 0;
+  nn::TransformerOptions tro;
+  if (kind == "factored") {
+    std_A = cfg.number("init_std_A", 0.0, 100.0);
+    std_V = cfg.number("init_std_V", 0.0, 100.0);
+  } else {
+    tro.layers = cfg.integer("layers", 1, 100);
+    tro.d = cfg.integer("d", 1, 10000);
+    tro.ffn_width = cfg.integer("ffn_width", 1, 100000);
+    tro.head = cfg.choice("head", {"linear", "tutorial"});
+    tro.output_projection = cfg.boolean("output_projection");
+    tro.layernorm_eps = cfg.number_open("layernorm_eps", 0.0, 1.0);
+  }
+  cfg.finish();
+
+  // --- data ---
+  const train::MlmData data = train::read_mlm_data(st);
+  const PottsModel& truth = data.sample.truth;
+  const arma::uword L = truth.L(), C = truth.C();
+  const nn::SequenceSet &train = data.train, &test = data.test;
+
+  // --- model ---
+  std::unique_ptr<nn::MlmModel> model;
+  if (kind == "factored") {
+    auto fa = std::make_unique<nn::FactoredAttention>(L, C, precision);
+    fa->initialise(std_A, std_V, st.seed());
+    model = std::move(fa);
+  } else {
+    tro.L = L;
+    tro.C = C;
+    auto tr = std::make_unique<nn::VanillaTransformer>(tro, precision);
+    tr->initialise(st.seed());
+    model = std::move(tr);
+  }
+
+  // --- training ---
+  const auto t0 = std::chrono::steady_clock::now();
+  train::TrainResult res =
+      train::train_mlm(*model, train, test, truth, to, st.seed(), [&](const train::EpochRecord& r) {
+        std::fprintf(stderr, "train %s: epoch %d/%d  train %.5f  test %.5f  eps* %.5f  e_rec %.4f  lr %.4g\n",
+                     kind.c_str(), r.epoch, to.epochs, r.train_loss, r.test_loss, r.optimal_test_loss,
+                     r.reconstruction_error, r.lr);
+      });
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  // The training loss of the final parameters over every position of every
+  // training sequence (eq. 3 on the training set): deterministic, unlike the
+  // running mean over an epoch's mini-batches, so restarts can be ranked
+  // and stalls told apart from noise.
+  const double train_loss_all = model->evaluate(train).test_loss;
+
+  // --- outputs (only after training succeeded) ---
+  H5Writer h5;
+  for (auto& p : model->parameters()) h5.matrix(p.name, *p.value);
+  h5.matrix("attention_map", res.final.attention_map);
+  h5.matrix("couplings_J", truth.couplings_J);
+  h5.save(st.output("params.h5"));
+
+  train::write_curves(st.output("curves.csv"), res);
+
+  const train::EpochRecord& last = res.curve.back();
+  nlohmann::json s = train::run_summary(data, res, to);
+  s["model"] = kind;
+  s["final_train_loss_all_positions"] = train_loss_all;
+  s["parameters"] = nn::parameter_count(*model);
+  s["lr_schedule"] = to.optimiser == "sgd" ? "cosine to 0 over all steps" : "none (line search)";
+  s["masking"] = to.masking;
+  s["precision"] = nn::to_string(precision);
+  if (kind == "factored") {
+    s["init"] = {{"A", "N(0, init_std_A^2) off the diagonal"},
+                 {"V", "N(0, init_std_V^2)"},
+                 {"init_std_A", std_A},
+                 {"init_std_V", std_V}};
+  } else {
+    s["layers"] = tro.layers;
+    s["d"] = tro.d;
+    s["ffn_width"] = tro.ffn_width;
+    s["head"] = tro.head;
+    s["output_projection"] = tro.output_projection;
+    s["layernorm_eps"] = tro.layernorm_eps;
+    s["init"] = "Xavier-uniform weights, zero biases, LayerNorm gamma 1 beta 0";
+    s["attention_map"] =
+        tro.layers >= 2 ? "mean of the last two layers' masked-position rows" : "the layer's masked-position rows";
+  }
+  st.write_summary(s);
+  st.facts()["training_seconds"] = seconds;
+  st.facts()["seconds_per_epoch"] = seconds / double(last.epoch);
+}
+
+}  // namespace potts
