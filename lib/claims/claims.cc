@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "lib/core/error.h"
+#include "lib/core/io.h"
 #include "lib/core/rng.h"
 #include "lib/core/stats.h"
 
@@ -39,21 +40,6 @@ std::string fmt(const char* f, double a, double b) {
   char buf[160];
   std::snprintf(buf, sizeof buf, f, a, b);
   return buf;
-}
-
-double num(const nlohmann::json& j, const std::string& path) {
-  const nlohmann::json* p = &j;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t dot = path.find('.', start);
-    const std::string key = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-    if (!p->is_object() || !p->contains(key)) throw StageError("claims: summary has no '" + path + "'");
-    p = &(*p)[key];
-    if (dot == std::string::npos) break;
-    start = dot + 1;
-  }
-  if (!p->is_number()) throw StageError("claims: summary field '" + path + "' is not a number");
-  return p->get<double>();
 }
 
 Cell difference(std::string id, std::string statement, double d, double se, const char* number_fmt,
@@ -112,10 +98,10 @@ std::vector<Cell> potts_claims(const nlohmann::json& train, const nlohmann::json
                                const nlohmann::json& potts, const std::map<std::string, std::vector<double>>& realisations,
                                const Thresholds& t, std::uint64_t seed, int boot) {
   std::vector<Cell> out;
-  const double optimal_test_loss = num(train, "optimal_test_loss");
-  const double gf = num(train, "factored.gap.mean"), sf = num(train, "factored.gap.se");
-  const double g1 = num(train, "vanilla1.gap.mean"), s1 = num(train, "vanilla1.gap.se");
-  const double g3 = num(train, "vanilla3.gap.mean"), s3 = num(train, "vanilla3.gap.se");
+  const double optimal_test_loss = json_number(train, "optimal_test_loss", "claims: a summary");
+  const double gf = json_number(train, "factored.gap.mean", "claims: a summary"), sf = json_number(train, "factored.gap.se", "claims: a summary");
+  const double g1 = json_number(train, "vanilla1.gap.mean", "claims: a summary"), s1 = json_number(train, "vanilla1.gap.se", "claims: a summary");
+  const double g3 = json_number(train, "vanilla3.gap.mean", "claims: a summary"), s3 = json_number(train, "vanilla3.gap.se", "claims: a summary");
   const std::string diff_rule = "difference d ± s.e.: holds if d > 2 s.e., does not hold if d < −2 s.e.";
 
   // Claim 1 (figure 2a).
@@ -136,7 +122,7 @@ std::vector<Cell> potts_claims(const nlohmann::json& train, const nlohmann::json
                            "(ε−ε*) vanilla 1 − vanilla 3 = %.4f ± %.4f nats", diff_rule));
 
   // Claim 2 (figures 2b, 2c).
-  const double ef = num(train, "factored.reconstruction_error.mean"), sef = num(train, "factored.reconstruction_error.se");
+  const double ef = json_number(train, "factored.reconstruction_error.mean", "claims: a summary"), sef = json_number(train, "factored.reconstruction_error.se", "claims: a summary");
   {
     Cell c;
     c.id = "2a";
@@ -149,8 +135,8 @@ std::vector<Cell> potts_claims(const nlohmann::json& train, const nlohmann::json
     out.push_back(c);
   }
   {
-    const double e1 = num(train, "vanilla1.reconstruction_error.mean"), se1 = num(train, "vanilla1.reconstruction_error.se");
-    const double e3 = num(train, "vanilla3.reconstruction_error.mean"), se3 = num(train, "vanilla3.reconstruction_error.se");
+    const double e1 = json_number(train, "vanilla1.reconstruction_error.mean", "claims: a summary"), se1 = json_number(train, "vanilla1.reconstruction_error.se", "claims: a summary");
+    const double e3 = json_number(train, "vanilla3.reconstruction_error.mean", "claims: a summary"), se3 = json_number(train, "vanilla3.reconstruction_error.se", "claims: a summary");
     const bool one = e1 <= e3;
     out.push_back(difference("2b", "vanilla attention maps recover J less well than factored attention",
                              (one ? e1 : e3) - ef, std::hypot(one ? se1 : se3, sef),
@@ -160,14 +146,14 @@ std::vector<Cell> potts_claims(const nlohmann::json& train, const nlohmann::json
   // Claim 3 (figure 2d): means over all seeds at each a.
   {
     const auto& pts = perturb.at("points");
-    const double m0 = num(pts.at(0), "mean_test_loss"), s0 = num(pts.at(0), "stderr_test_loss");
-    if (num(pts.at(0), "a") != 0.0) throw StageError("claims: the perturb sweep does not start at a = 0");
+    const double m0 = json_number(pts.at(0), "mean_test_loss", "claims: a summary"), s0 = json_number(pts.at(0), "stderr_test_loss", "claims: a summary");
+    if (json_number(pts.at(0), "a", "claims: a summary") != 0.0) throw StageError("claims: the perturb sweep does not start at a = 0");
     // "a = 0 is best": the a > 0 closest to (or below) a = 0, in units of s.e.
     std::size_t worst = 1;
     double worst_z = INFINITY;
     bool any_below = false, all_above = true;
     for (std::size_t k = 1; k < pts.size(); ++k) {
-      const double d = num(pts.at(k), "mean_test_loss") - m0, s = std::hypot(num(pts.at(k), "stderr_test_loss"), s0);
+      const double d = json_number(pts.at(k), "mean_test_loss", "claims: a summary") - m0, s = std::hypot(json_number(pts.at(k), "stderr_test_loss", "claims: a summary"), s0);
       const double z = d / s;
       if (z < worst_z) worst_z = z, worst = k;
       any_below = any_below || by_difference(d, s) == Verdict::kDoesNotHold;
@@ -176,19 +162,19 @@ std::vector<Cell> potts_claims(const nlohmann::json& train, const nlohmann::json
     Cell c;
     c.id = "3a";
     c.statement = "a = 0 (factored attention) has the lowest test loss";
-    c.value = num(pts.at(worst), "mean_test_loss") - m0;
-    c.se = std::hypot(num(pts.at(worst), "stderr_test_loss"), s0);
+    c.value = json_number(pts.at(worst), "mean_test_loss", "claims: a summary") - m0;
+    c.se = std::hypot(json_number(pts.at(worst), "stderr_test_loss", "claims: a summary"), s0);
     c.verdict = any_below ? Verdict::kDoesNotHold : all_above ? Verdict::kHolds : Verdict::kWeak;
     char buf[200];
-    std::snprintf(buf, sizeof buf, "closest a = %g: ε(a) − ε(0) = %.4f ± %.4f nats", num(pts.at(worst), "a"), c.value,
+    std::snprintf(buf, sizeof buf, "closest a = %g: ε(a) − ε(0) = %.4f ± %.4f nats", json_number(pts.at(worst), "a", "claims: a summary"), c.value,
                   c.se);
     c.number = buf;
     c.rule = "holds if every a > 0 lies > 2 s.e. above a = 0; does not hold if any lies > 2 s.e. below";
     out.push_back(c);
     const auto& last = pts.at(pts.size() - 1);
     char st[120];
-    std::snprintf(st, sizeof st, "the test loss grows with a (a = %g against a = 0)", num(last, "a"));
-    out.push_back(difference("3b", st, num(last, "mean_test_loss") - m0, std::hypot(num(last, "stderr_test_loss"), s0),
+    std::snprintf(st, sizeof st, "the test loss grows with a (a = %g against a = 0)", json_number(last, "a", "claims: a summary"));
+    out.push_back(difference("3b", st, json_number(last, "mean_test_loss", "claims: a summary") - m0, std::hypot(json_number(last, "stderr_test_loss", "claims: a summary"), s0),
                              "ε(a_max) − ε(0) = %.4f ± %.4f nats", diff_rule));
   }
 
@@ -197,10 +183,10 @@ std::vector<Cell> potts_claims(const nlohmann::json& train, const nlohmann::json
     const auto& pts = potts.at("points");
     std::size_t k = 0;
     for (std::size_t i = 1; i < pts.size(); ++i)
-      if (num(pts.at(i), "test_loss_mean") > num(pts.at(k), "test_loss_mean")) k = i;
-    const double mk = num(pts.at(k), "test_loss_mean"), sk = num(pts.at(k), "test_loss_se");
+      if (json_number(pts.at(i), "test_loss_mean", "claims: a summary") > json_number(pts.at(k), "test_loss_mean", "claims: a summary")) k = i;
+    const double mk = json_number(pts.at(k), "test_loss_mean", "claims: a summary"), sk = json_number(pts.at(k), "test_loss_se", "claims: a summary");
     const auto& first = pts.at(0);
-    const double d = mk - num(first, "test_loss_mean"), s = std::hypot(sk, num(first, "test_loss_se"));
+    const double d = mk - json_number(first, "test_loss_mean", "claims: a summary"), s = std::hypot(sk, json_number(first, "test_loss_se", "claims: a summary"));
     Cell c = difference("5a", "the test loss first rises with α, peaks, then decays (non-monotonic)", d, s,
                         "peak − smallest α = %.3f ± %.3f nats", "");
     if (k == 0 || k + 1 == pts.size()) c.verdict = Verdict::kDoesNotHold;
@@ -210,12 +196,12 @@ std::vector<Cell> potts_claims(const nlohmann::json& train, const nlohmann::json
     if (k > 1) {
       std::size_t dip = 0;
       for (std::size_t i = 1; i < k; ++i)
-        if (num(pts.at(i), "test_loss_mean") < num(pts.at(dip), "test_loss_mean")) dip = i;
+        if (json_number(pts.at(i), "test_loss_mean", "claims: a summary") < json_number(pts.at(dip), "test_loss_mean", "claims: a summary")) dip = i;
       if (dip > 0) {
         char buf[200];
         std::snprintf(buf, sizeof buf, "; peak − lowest mean before it (α = %g) = %.3f ± %.3f nats",
-                      num(pts.at(dip), "alpha"), mk - num(pts.at(dip), "test_loss_mean"),
-                      std::hypot(sk, num(pts.at(dip), "test_loss_se")));
+                      json_number(pts.at(dip), "alpha", "claims: a summary"), mk - json_number(pts.at(dip), "test_loss_mean", "claims: a summary"),
+                      std::hypot(sk, json_number(pts.at(dip), "test_loss_se", "claims: a summary")));
         c.number += buf;
       }
     }
@@ -223,17 +209,17 @@ std::vector<Cell> potts_claims(const nlohmann::json& train, const nlohmann::json
     out.push_back(c);
     // Where the peak sits: resolved when the best α beats both neighbours by
     // 2 s.e.; the paper's point is that it lies beyond α = 1.
-    const double L = num(potts, "L");
+    const double L = json_number(potts, "L", "claims: a summary");
     bool resolved = k > 0 && k + 1 < pts.size();
     for (std::size_t n : {k - 1, k + 1})
       if (resolved && n < pts.size())
-        resolved = by_difference(mk - num(pts.at(n), "test_loss_mean"), std::hypot(sk, num(pts.at(n), "test_loss_se"))) ==
+        resolved = by_difference(mk - json_number(pts.at(n), "test_loss_mean", "claims: a summary"), std::hypot(sk, json_number(pts.at(n), "test_loss_se", "claims: a summary"))) ==
                    Verdict::kHolds;
     const PeakPosition pp = bootstrap_peak(realisations.at("M"), realisations.at("test_loss"), L, seed, boot);
     Cell p;
     p.id = "5b";
     p.statement = "the peak lies beyond α = 1";
-    p.value = num(pts.at(k), "alpha");
+    p.value = json_number(pts.at(k), "alpha", "claims: a summary");
     p.se = 0.5 * (pp.hi - pp.lo);
     char buf[200];
     std::snprintf(buf, sizeof buf, "peak at α = %g (bootstrap 16-84 %%: %g-%g; %.0f %% of resamples at it)", p.value,
@@ -251,18 +237,18 @@ std::vector<Cell> gaussian_claims(const nlohmann::json& replica, const nlohmann:
   Cell a;
   a.id = "4a";
   a.statement = "theory and simulation both peak at α = 1";
-  a.value = num(simulation, "peak_alpha");
+  a.value = json_number(simulation, "peak_alpha", "claims: a summary");
   a.se = 0.0;
-  a.verdict = num(replica, "peak_alpha") == 1.0 && a.value == 1.0 ? Verdict::kHolds : Verdict::kDoesNotHold;
-  a.number = fmt("peak α: theory %g, simulation %g", num(replica, "peak_alpha"), a.value);
+  a.verdict = json_number(replica, "peak_alpha", "claims: a summary") == 1.0 && a.value == 1.0 ? Verdict::kHolds : Verdict::kDoesNotHold;
+  a.number = fmt("peak α: theory %g, simulation %g", json_number(replica, "peak_alpha", "claims: a summary"), a.value);
   a.rule = "holds if both maxima sit at the grid point α = 1";
   out.push_back(a);
   Cell b;
   b.id = "4b";
   b.statement = "the tail decays as α⁻¹";
-  b.value = num(simulation, "tail_slope_8_100");
+  b.value = json_number(simulation, "tail_slope_8_100", "claims: a summary");
   b.se = 0.0;
-  const double th = num(replica, "tail_slope_8_100");
+  const double th = json_number(replica, "tail_slope_8_100", "claims: a summary");
   b.verdict = std::fabs(b.value + 1.0) < 0.1 && std::fabs(th + 1.0) < 0.1 ? Verdict::kHolds : Verdict::kDoesNotHold;
   b.number = fmt("log-log slope of ε_g − σ² over α = 8-100: simulation %.3f, theory %.3f", b.value, th);
   b.rule = "holds if both slopes are within 0.1 of −1";

@@ -264,4 +264,20 @@ const std::vector<double>& csv_column(const std::map<std::string, std::vector<do
   return it->second;
 }
 
+double json_number(const nlohmann::json& doc, const std::string& path, const std::string& origin) {
+  const nlohmann::json* p = &doc;
+  for (std::size_t start = 0;;) {
+    const std::size_t dot = path.find('.', start);
+    const std::string key = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (!p->is_object() || !p->contains(key)) throw StageError(origin + ": key '" + path + "' is missing");
+    p = &(*p)[key];
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  if (!p->is_number()) throw StageError(origin + ": key '" + path + "' is not a number");
+  const double v = p->get<double>();
+  if (!std::isfinite(v)) throw StageError(origin + ": key '" + path + "' is not finite");
+  return v;
+}
+
 }  // namespace potts

@@ -25,6 +25,13 @@ void write_text_atomic(const std::string& path, const std::string& text);
 std::string read_text(const std::string& path);
 // A JSON file (a stage summary, a merge input); errors name the file.
 nlohmann::json read_json(const std::string& path);
+
+// The number at `path` of a JSON document: nested keys joined by '.'
+// ("factored.gap.mean"). `origin` names the document (its file) for the
+// error, a StageError naming it and the path when a key is missing or the
+// value is not a number. The one way every stage reads a number from an
+// upstream summary.
+double json_number(const nlohmann::json& doc, const std::string& path, const std::string& origin);
 // The same from text; `path` names it in errors.
 nlohmann::json parse_json(const std::string& text, const std::string& path);
 

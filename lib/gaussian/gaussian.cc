@@ -8,13 +8,6 @@
 
 namespace potts::gaussian {
 
-static std::string num(double x) {
-  std::ostringstream os;
-  os.precision(6);
-  os << x;
-  return os.str();
-}
-
 arma::mat goe_couplings(int L, Rng& rng) {
   if (L < 2) throw StageError("goe_couplings: L = " + std::to_string(L) + " must be at least 2");
   arma::mat J(L, L);
@@ -29,15 +22,15 @@ arma::mat goe_couplings(int L, Rng& rng) {
 
 arma::mat precision_matrix(const arma::mat& couplings_J_tilde, double Delta, const std::string& field) {
   if (!(Delta > 2.0))
-    throw StageError(field + " = " + num(Delta) +
+    throw StageError(field + " = " + format_number(Delta, 6) +
                      ": must exceed 2 so that the precision P = Delta*I - J_tilde is positive definite "
                      "(the GOE spectrum of J_tilde fills [-2, 2])");
   arma::mat P = Delta * arma::eye(couplings_J_tilde.n_rows, couplings_J_tilde.n_cols) - couplings_J_tilde;
   arma::vec ev = arma::eig_sym(P);
   if (!(ev.min() > 0.0))
-    throw StageError(field + " = " + num(Delta) +
+    throw StageError(field + " = " + format_number(Delta, 6) +
                      ": precision P = Delta*I - J_tilde is not positive definite (smallest eigenvalue " +
-                     num(ev.min()) + "; the largest eigenvalue of J_tilde is " + num(Delta - ev.min()) +
+                     format_number(ev.min(), 6) + "; the largest eigenvalue of J_tilde is " + format_number(Delta - ev.min(), 6) +
                      "); choose a larger Delta");
   return P;
 }
@@ -97,7 +90,7 @@ arma::mat sample_gaussian(const arma::mat& factor_C, arma::uword n, Rng& rng) {
 
 arma::vec ridge(const arma::mat& X, const arma::vec& y, double lambda) {
   if (!(lambda >= 0.0) || !std::isfinite(lambda))
-    throw StageError("ridge: lambda = " + num(lambda) + " must be a finite number >= 0");
+    throw StageError("ridge: lambda = " + format_number(lambda, 6) + " must be a finite number >= 0");
   if (X.n_rows != y.n_elem) throw StageError("ridge: X has " + std::to_string(X.n_rows) + " rows but y has " +
                                              std::to_string(y.n_elem) + " entries");
   const arma::uword n = X.n_rows, D = X.n_cols;
@@ -118,7 +111,7 @@ arma::vec ridge(const arma::mat& X, const arma::vec& y, double lambda) {
   }
   if (!ok || !w.is_finite())
     throw StageError("ridge: the " + std::string(n >= D ? "D x D" : "n x n") + " system (n = " + std::to_string(n) +
-                     ", D = " + std::to_string(D) + ", lambda = " + num(lambda) + ") is singular");
+                     ", D = " + std::to_string(D) + ", lambda = " + format_number(lambda, 6) + ") is singular");
   return w;
 }
 
@@ -147,8 +140,8 @@ static void log_points(std::vector<double>& out, double lo, double hi, int count
 
 std::vector<double> alpha_values(const AlphaGrid& g, const std::string& origin) {
   auto fail = [&](const std::string& what) { throw StageError(origin + ": " + what); };
-  if (!(g.alpha_min > 0)) fail("alpha_min = " + num(g.alpha_min) + ": alpha = n/D must be > 0");
-  if (!(g.alpha_max >= g.alpha_min)) fail("alpha_max = " + num(g.alpha_max) + " must be >= alpha_min");
+  if (!(g.alpha_min > 0)) fail("alpha_min = " + format_number(g.alpha_min, 6) + ": alpha = n/D must be > 0");
+  if (!(g.alpha_max >= g.alpha_min)) fail("alpha_max = " + format_number(g.alpha_max, 6) + " must be >= alpha_min");
   if (g.points_per_decade < 0 || g.dense_points < 0) fail("point counts must be >= 0");
   std::vector<double> a;
   if (g.points_per_decade > 0) {
@@ -157,8 +150,8 @@ std::vector<double> alpha_values(const AlphaGrid& g, const std::string& origin) 
     log_points(a, g.alpha_min, g.alpha_max, count);
   }
   if (g.dense_points > 0) {
-    if (!(g.dense_min > 0)) fail("dense_min = " + num(g.dense_min) + ": alpha = n/D must be > 0");
-    if (!(g.dense_max >= g.dense_min)) fail("dense_max = " + num(g.dense_max) + " must be >= dense_min");
+    if (!(g.dense_min > 0)) fail("dense_min = " + format_number(g.dense_min, 6) + ": alpha = n/D must be > 0");
+    if (!(g.dense_max >= g.dense_min)) fail("dense_max = " + format_number(g.dense_max, 6) + " must be >= dense_min");
     log_points(a, g.dense_min, g.dense_max, g.dense_points);
   }
   if (a.empty()) fail("empty alpha grid (points_per_decade = 0 and dense_points = 0)");
@@ -187,7 +180,7 @@ std::vector<arma::uword> sample_counts(const std::vector<double>& alphas, arma::
   std::vector<arma::uword> n;
   for (double a : alphas) {
     if (!(a > 0) || !std::isfinite(a))
-      throw StageError(origin + ": alpha = " + num(a) + " is not allowed; alpha = n/D must be > 0");
+      throw StageError(origin + ": alpha = " + format_number(a, 6) + " is not allowed; alpha = n/D must be > 0");
     double r = std::round(a * D);
     n.push_back(static_cast<arma::uword>(std::max(1.0, r)));
   }
@@ -202,11 +195,11 @@ double loglog_slope(const std::vector<double>& alpha, const std::vector<double>&
   for (size_t k = 0; k < alpha.size(); ++k) {
     if (alpha[k] < lo || alpha[k] > hi) continue;
     if (!(y[k] > offset))
-      throw StageError("loglog_slope: y - offset = " + num(y[k] - offset) + " <= 0 at alpha = " + num(alpha[k]));
+      throw StageError("loglog_slope: y - offset = " + format_number(y[k] - offset, 6) + " <= 0 at alpha = " + format_number(alpha[k], 6));
     u.push_back(std::log(alpha[k]));
     v.push_back(std::log(y[k] - offset));
   }
-  if (u.size() < 3) throw StageError("loglog_slope: fewer than 3 points in [" + num(lo) + ", " + num(hi) + "]");
+  if (u.size() < 3) throw StageError("loglog_slope: fewer than 3 points in [" + format_number(lo, 6) + ", " + format_number(hi, 6) + "]");
   double mu = 0, mv = 0;
   for (size_t k = 0; k < u.size(); ++k) mu += u[k], mv += v[k];
   mu /= u.size(), mv /= u.size();

@@ -9,18 +9,12 @@
 
 #include "lib/core/rng.h"
 #include "lib/gaussian/gaussian.h"
+#include "tests/util/test_util.h"
 
 namespace potts::gaussian {
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const StageError& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing_util::error_of;
 
 arma::mat test_precision(int L, std::uint64_t seed) {
   Rng rng(seed, streams::kGaussianTeacher);

@@ -177,7 +177,7 @@ void exp_nonpositive(float* x, arma::uword n);
 // xGEMM (op(X) = X^T when trans_x; op(A): m x k, op(B): k x n, C: m x n).
 // Hand-written (not BLAS): each element is the sequential sum over p of the
 // products, then alpha s + beta c (alpha s when beta == 0, C then unread),
-// the same bits on every x86-64 CPU. See layers.cc.
+// the same bits on every x86-64 CPU. See gemm.cc.
 void gemm(bool trans_a, bool trans_b, arma::uword m, arma::uword n, arma::uword k, double alpha, const double* A,
           arma::uword lda, const double* B, arma::uword ldb, double beta, double* C, arma::uword ldc);
 void gemm(bool trans_a, bool trans_b, arma::uword m, arma::uword n, arma::uword k, float alpha, const float* A,

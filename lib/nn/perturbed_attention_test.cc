@@ -13,6 +13,7 @@
 #include "lib/nn/factored_attention.h"
 #include "lib/nn/layers.h"
 #include "lib/nn/perturbed_attention.h"
+#include "tests/util/test_util.h"
 
 namespace potts {
 namespace nn {
@@ -182,14 +183,7 @@ TEST(PerturbedAttention, BackwardAccumulates) {
   EXPECT_LT(arma::abs(dV2 - 2 * dV1).max(), 1e-12);
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const StageError& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing_util::error_of;
 
 TEST(PerturbedAttention, RequiresLEqualsCEqualsD) {
   std::string e = error_of([] { PerturbedAttention m(20, 10, 0.1); });

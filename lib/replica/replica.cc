@@ -12,20 +12,13 @@
 
 namespace potts::replica {
 
-static std::string num(double x) {
-  std::ostringstream os;
-  os.precision(8);
-  os << x;
-  return os.str();
-}
-
 Spectrum spectrum_of(const arma::mat& Omega, const arma::vec& teacher_w, double sigma2) {
   arma::vec omega;
   arma::mat U;
   if (!arma::eig_sym(omega, U, 0.5 * (Omega + Omega.t())))
     throw StageError("spectrum_of: eigen-decomposition of Omega failed");
   if (!(omega.min() > 0))
-    throw StageError("spectrum_of: Omega is not positive definite (smallest eigenvalue " + num(omega.min()) + ")");
+    throw StageError("spectrum_of: Omega is not positive definite (smallest eigenvalue " + format_number(omega.min(), 8) + ")");
   Spectrum s;
   s.omega = omega;
   s.teacher_t = U.t() * teacher_w;
@@ -36,15 +29,15 @@ Spectrum spectrum_of(const arma::mat& Omega, const arma::vec& teacher_w, double 
 
 static void check_inputs(const char* who, double alpha, double lambda) {
   if (!(alpha > 0) || !std::isfinite(alpha))
-    throw StageError(std::string(who) + ": alpha = " + num(alpha) + " is not allowed; alpha = n/D must be > 0");
+    throw StageError(std::string(who) + ": alpha = " + format_number(alpha, 8) + " is not allowed; alpha = n/D must be > 0");
   if (!(lambda >= 0) || !std::isfinite(lambda))
-    throw StageError(std::string(who) + ": lambda = " + num(lambda) + " must be a finite number >= 0");
+    throw StageError(std::string(who) + ": lambda = " + format_number(lambda, 8) + " must be a finite number >= 0");
 }
 
 SaddlePoint solve_saddle_point(const Spectrum& s, double alpha, double lambda, const FixedPointOptions& opt) {
   check_inputs("solve_saddle_point", alpha, lambda);
   if (!(opt.damping > 0 && opt.damping <= 1))
-    throw StageError("solve_saddle_point: damping = " + num(opt.damping) + " must lie in (0, 1]");
+    throw StageError("solve_saddle_point: damping = " + format_number(opt.damping, 8) + " must lie in (0, 1]");
   const arma::vec& w = s.omega;
   const arma::vec w2t2 = arma::square(w) % arma::square(s.teacher_t);  // ω² t²
   const double n = alpha * s.D();
@@ -67,8 +60,8 @@ SaddlePoint solve_saddle_point(const Spectrum& s, double alpha, double lambda, c
     const double m_new = m_hat * arma::sum(w2t2 / den);
     const double q_new = arma::sum(w % (m_hat * m_hat * w2t2 + q_hat * w) / arma::square(den));
     if (!std::isfinite(V_new) || !std::isfinite(m_new) || !std::isfinite(q_new))
-      throw StageError("replica saddle point did not converge at alpha = " + num(alpha) + ", lambda = " +
-                       num(lambda) + ": order parameters diverged after " + std::to_string(it) +
+      throw StageError("replica saddle point did not converge at alpha = " + format_number(alpha, 8) + ", lambda = " +
+                       format_number(lambda, 8) + ": order parameters diverged after " + std::to_string(it) +
                        " iterations (no fixed point: lambda = 0 needs alpha > 1)");
     const double d = std::max({rel(V_new, V), rel(m_new, m), rel(q_new, q)});
     // Damped update.
@@ -97,9 +90,9 @@ SaddlePoint solve_saddle_point(const Spectrum& s, double alpha, double lambda, c
       }
     }
     if (it == opt.max_iterations)
-      throw StageError("replica saddle point did not converge at alpha = " + num(alpha) + ", lambda = " +
-                       num(lambda) + " within max_iterations = " + std::to_string(opt.max_iterations) +
-                       " (last relative residual " + num(d) + ", damping " + num(eta) + ")");
+      throw StageError("replica saddle point did not converge at alpha = " + format_number(alpha, 8) + ", lambda = " +
+                       format_number(lambda, 8) + " within max_iterations = " + std::to_string(opt.max_iterations) +
+                       " (last relative residual " + format_number(d, 8) + ", damping " + format_number(eta, 8) + ")");
   }
   // Eq. 7 at the converged order parameters.
   r.eps_g = gaussian::generalisation_error(s.sigma2, s.rho, r.m, r.q);
@@ -134,8 +127,8 @@ ClosedForm deterministic_equivalent(const Spectrum& s, double alpha, double lamb
     std::uintmax_t it = max_iter;
     auto ab = boost::math::tools::toms748_solve(f, a, b, tol, it);
     if (it >= max_iter)
-      throw StageError("deterministic_equivalent: root finder for kappa did not converge at alpha = " + num(alpha) +
-                       ", lambda = " + num(lambda));
+      throw StageError("deterministic_equivalent: root finder for kappa did not converge at alpha = " + format_number(alpha, 8) +
+                       ", lambda = " + format_number(lambda, 8));
     return 0.5 * (ab.first + ab.second);
   };
   if (lambda > 0) {

@@ -10,18 +10,12 @@
 #include "lib/core/rng.h"
 #include "lib/gaussian/gaussian.h"
 #include "lib/replica/replica.h"
+#include "tests/util/test_util.h"
 
 namespace potts::replica {
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const StageError& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing_util::error_of;
 
 // The spectrum of a Gaussian model as the stages draw it (Δ = 3).
 Spectrum model_spectrum(int L, std::uint64_t seed) {

@@ -6,11 +6,6 @@
 
 namespace potts {
 
-static double json_number(const nlohmann::json& j, const std::string& key, const std::string& path) {
-  if (!j.contains(key) || !j[key].is_number()) throw StageError(path + ": key '" + key + "' missing or not a number");
-  return j[key].get<double>();
-}
-
 void run_perturb_merge(Stage& st) {
   Config& cfg = st.config();
   const std::vector<double> grid = cfg.numbers("a", 0.0, 100.0);

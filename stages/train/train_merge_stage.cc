@@ -9,13 +9,6 @@ namespace potts {
 
 namespace {
 
-double finite_number(const nlohmann::json& j, const std::string& key, const std::string& path) {
-  if (!j.contains(key) || !j[key].is_number()) throw StageError(path + ": key '" + key + "' missing or not a number");
-  const double v = j[key].get<double>();
-  if (!std::isfinite(v)) throw StageError(path + ": key '" + key + "' is not finite");
-  return v;
-}
-
 nlohmann::json stat(const std::vector<double>& x) {
   const MeanSe m = mean_se(x);
   return {{"mean", m.mean}, {"se", m.se}, {"values", x}};
@@ -41,14 +34,14 @@ void run_train_merge(Stage& st) {
     for (std::int64_t seed : seeds) {
       const std::string path = st.input(m + "_s" + std::to_string(seed) + "/summary.json");
       const nlohmann::json j = read_json(path);
-      const double opt = finite_number(j, "optimal_test_loss", path);
+      const double opt = json_number(j, "optimal_test_loss", path);
       if (std::isnan(optimal_test_loss)) optimal_test_loss = opt;
       if (opt != optimal_test_loss)
         throw StageError(path + ": optimal_test_loss differs from the other runs' (not the same test set?)");
-      test.push_back(finite_number(j, "test_loss", path));
+      test.push_back(json_number(j, "test_loss", path));
       gap.push_back(test.back() - opt);
-      train.push_back(finite_number(j, "final_train_loss_all_positions", path));
-      erec.push_back(finite_number(j, "reconstruction_error", path));
+      train.push_back(json_number(j, "final_train_loss_all_positions", path));
+      erec.push_back(json_number(j, "reconstruction_error", path));
       if (j.contains("optimiser") && j["optimiser"].is_string()) optimiser = j["optimiser"];
     }
     std::size_t best = 0;
