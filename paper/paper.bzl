@@ -5,6 +5,7 @@ load("@rules_cc//cc:defs.bzl", "cc_binary")
 load("//paper:results.bzl", "only_files", "results_index", "stage_fingerprints")
 load("//tools:stage.bzl", "stage")
 
+load("//paper:dag.bzl", "MODELS")
 load("//paper:readings.bzl", "PAPER_SEEDS", "READINGS")
 
 # Figures drawn once per scale, and the Potts figures drawn once per reading.
@@ -44,7 +45,7 @@ def paper_stages(scale):
         # experiment stands for it at quick scale).
         out.append((("//stages/potts_alpha:paper_%s_peak" % r) if scale == "paper" else "//stages/potts_alpha:quick", r + "_peak", "summary.json,potts_alpha.csv,realisations.csv"))
         if scale == "paper":
-            for v in ["factored", "vanilla1", "vanilla3"]:
+            for v in MODELS:
                 for seed in PAPER_SEEDS:
                     out.append(("//stages/train:paper_%s_%s_s%d" % (r, v, seed), None, "summary.json,curves.csv,params.h5"))
     return out

@@ -20,3 +20,4 @@ HEADLINE = "h70"
 # Seeds (independent restarts) per model at paper scale: figure 2a-c report
 # mean +- standard error over them, stalled runs included.
 PAPER_SEEDS = [1, 2, 3, 4, 5]
+

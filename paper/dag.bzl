@@ -1,0 +1,44 @@
+"""The sweeps of the paper's DAG, declared once: every model list, seed
+list, grid and chunk count that a stage package, the figures, the paper's
+index or the tests need. The stage BUILD files build their targets from
+these; a change here reruns exactly the stages it touches. The two readings
+of the data regime and the paper-scale seeds are in readings.bzl."""
+
+load("//paper:readings.bzl", "HEADLINE", "READINGS")
+
+# The models of figure 2a-c (train configs configs/<scale>_<model>.json):
+# factored self-attention, vanilla transformers with one and three layers.
+MODELS = ["factored", "vanilla1", "vanilla3"]
+
+# Seeds of the quick train runs: seed 1 as quick_<model>, 2 as quick_<model>_s2.
+QUICK_SEEDS = [1, 2]
+
+# Figure 2d: the perturbation a between factored and coupled attention, and
+# the seeds of every a at quick scale (paper scale: readings.bzl's PAPER_SEEDS).
+PERTURB_A = [0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1]
+PERTURB_QUICK_SEEDS = [1, 2, 3]
+
+# Figure 3 left: chunks of the Gaussian-model simulation (chunk k takes the
+# alpha points k, k + chunks, ... of the model's grid), at both scales.
+GAUSSIAN_CHUNKS = 4
+
+# Figure 3 right: chunks of each sample-complexity experiment.
+# paper_<reading>_peak: the grid around the peak with ten times the
+# realisations, and on the headline reading 3000 for alpha = 1-2.
+POTTS_ALPHA_CHUNKS = dict(
+    [("quick", 2)] +
+    [("paper_" + r, 6) for r in READINGS] +
+    [("paper_%s_peak" % r, 8 if r == HEADLINE else 6) for r in READINGS],
+)
+
+# The diversity study's points (colour kind, target Hamming distance x 100).
+DIVERSITY_POINTS = {
+    "quick": ["gaussian_85", "gaussian_60", "gaussian_35"],
+    "paper": [
+        "gaussian_90",
+        "gaussian_70",
+        "gaussian_50",
+        "identity_60",
+        "identity_30",
+    ],
+}
