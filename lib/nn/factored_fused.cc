@@ -128,6 +128,7 @@ double factored_attention_fused(const std::vector<int>& sequences, const std::ve
     case 7: return factored_fused_impl<T, 7>(s, t, B, A.memptr(), V.memptr(), L, ga, gv);
     default: return factored_fused_impl<T, 8>(s, t, B, A.memptr(), V.memptr(), L, ga, gv);
   }
+}
 
 // The two instantiations.
 template double factored_attention_fused(const std::vector<int>&, const std::vector<int>&, const Mat<double>&,
