@@ -1,4 +1,4 @@
-// The audit's by-hash chain link (lib/provenance/results.cc, step 5): a stage
+// The audit's by-hash chain link (lib/provenance/audit.cc, step 5): a stage
 // given only some files of an upstream stage (the paper reads a figure's
 // summary.json alone) embeds no upstream record, and its input is linked to
 // the record in results/ whose output has exactly those bytes. Records here
