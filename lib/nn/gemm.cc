@@ -375,5 +375,15 @@ void gemm(bool ta, bool tb, arma::uword m, arma::uword n, arma::uword k, float a
 }
 
 
+void gemm_bias(bool ta, bool tb, arma::uword m, arma::uword n, arma::uword k, const double* A, arma::uword lda,
+               const double* B, arma::uword ldb, double* C, arma::uword ldc, const double* bias) {
+  gemm_impl<double>(ta, tb, m, n, k, 1.0, A, lda, B, ldb, 0.0, C, ldc, bias);
+}
+
+void gemm_bias(bool ta, bool tb, arma::uword m, arma::uword n, arma::uword k, const float* A, arma::uword lda,
+               const float* B, arma::uword ldb, float* C, arma::uword ldc, const float* bias) {
+  gemm_impl<float>(ta, tb, m, n, k, 1.0f, A, lda, B, ldb, 0.0f, C, ldc, bias);
+}
+
 }  // namespace nn
 }  // namespace potts

@@ -15,3 +15,16 @@
 #else
 #define POTTS_NN_KERNEL __attribute__((target_clones("avx2", "default")))
 #endif
+
+#include <armadillo>
+
+namespace potts::nn {
+
+// C = op(A) op(B) + bias 1^T (gemm.cc): each element the sum, then plus its
+// row's bias, the same rounding as gemm followed by the addition.
+void gemm_bias(bool trans_a, bool trans_b, arma::uword m, arma::uword n, arma::uword k, const double* A, arma::uword lda,
+               const double* B, arma::uword ldb, double* C, arma::uword ldc, const double* bias);
+void gemm_bias(bool trans_a, bool trans_b, arma::uword m, arma::uword n, arma::uword k, const float* A, arma::uword lda,
+               const float* B, arma::uword ldb, float* C, arma::uword ldc, const float* bias);
+
+}  // namespace potts::nn

@@ -58,8 +58,8 @@ void linear_forward(Mat<T>& Y, const Mat<T>& X, const Mat<T>& W, const Mat<T>& b
   // X: in x T, W: out x in, b: out x 1 -> Y: out x T. Each element is the sum
   // W[o, :] X[:, t] first, then plus b[o]: the same rounding as W X + b 1^T.
   Y.set_size(W.n_rows, X.n_cols);
-  gemm_impl(false, false, W.n_rows, X.n_cols, W.n_cols, T(1), W.memptr(), W.n_rows, X.memptr(), X.n_rows, T(0),
-            Y.memptr(), Y.n_rows, b.memptr());
+  gemm_bias(false, false, W.n_rows, X.n_cols, W.n_cols, W.memptr(), W.n_rows, X.memptr(), X.n_rows, Y.memptr(),
+            Y.n_rows, b.memptr());
 }
 
 template <class T>
@@ -411,7 +411,6 @@ POTTS_NN_KERNEL void factored_attention_backward(Mat<T>& dA, Mat<T>& dV, const M
       if (i != j) dA(i, j) += dAb(i, j);
 }
 
-}
 
 // ---------------------------------------------------------------------------
 // The two instantiations.

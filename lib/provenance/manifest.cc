@@ -180,6 +180,8 @@ nlohmann::json internal::manifest_entry(const std::string& target, const nlohman
     m["code_version"] = record->value("code_version", std::string());
     m["chain"] = provenance_chain(*record);
   }
+  return m;
+}
 
 std::string code_fingerprint(const std::vector<std::string>& files, const std::string& root) {
   std::vector<std::string> sorted = files;
