@@ -35,7 +35,7 @@ def _json_config_impl(ctx):
         mnemonic = "JsonConfig",
         progress_message = "Config %s" % ctx.label,
     )
-    return [DefaultInfo(files = depset([out]))]
+    return [DefaultInfo(files = depset([out]), runfiles = ctx.runfiles(files = [out]))]
 
 _json_config = rule(
     implementation = _json_config_impl,
