@@ -9,6 +9,8 @@ Upstream files reach the binary as `--in <key>/<basename>=<path>`, where
 <key> is the string given for that upstream target in `inputs`.
 """
 
+load("@rules_cc//cc:defs.bzl", "cc_binary", "cc_test")
+
 def _stage_impl(ctx):
     outs = {k: ctx.actions.declare_file(ctx.label.name + "/" + k) for k in ctx.attr.outs}
     prov = ctx.actions.declare_file(ctx.label.name + "/provenance.json")
@@ -72,5 +74,40 @@ def stage(name, tags = [], **kwargs):
             "//tools:stage_code_version_off": False,
             "//conditions:default": True,
         }),
+        **kwargs
+    )
+
+def stage_binary(name, body, deps, main = "main.cc"):
+    """A stage binary and its body: the library `body` (<body>.cc, <body>.h:
+    run_<stage>(Stage&)) with `deps`, and the binary `name` from `main`, a
+    main of a few lines that hands the body to run_stage."""
+    native.cc_library(
+        name = body,
+        srcs = [body + ".cc"],
+        hdrs = [body + ".h"],
+        deps = deps,
+    )
+    cc_binary(
+        name = name,
+        srcs = [main],
+        deps = [":" + body],
+    )
+
+def science_test(name, srcs, data, deps = [], pipeline = True, **kwargs):
+    """A test of a stage's science on stage outputs (`data`): on the quick
+    DAG's outputs (`pipeline`: left out of the sanitizer runs, which would
+    rerun every stage sanitized; docs/testing.md) or on the committed
+    results/. Links GoogleTest, JSON and the project's readers."""
+    cc_test(
+        name = name,
+        size = kwargs.pop("size", "small"),
+        srcs = srcs,
+        data = data,
+        tags = kwargs.pop("tags", []) + (["pipeline"] if pipeline else []),
+        deps = depset(deps + [
+            "//lib/core:io",
+            "//third_party:gtest_main",
+            "//third_party:nlohmann_json",
+        ]).to_list(),
         **kwargs
     )
