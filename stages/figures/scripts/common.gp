@@ -1,6 +1,6 @@
 # Settings every figure shares, run before the figure's own script (the
 # figures stage passes it as input common/common.gp). Variables from
-# lib/figures/figure_stage.cc: caption, caption_y, plot_bottom.
+# stages/figures/figure_stage.cc: caption, caption_y, plot_bottom.
 # The plot's bottom edge above the caption, the caption in 6 pt type under
 # it (label 99, so that a multiplot script can unset it after one panel),
 # and a light grid.

@@ -5,7 +5,7 @@
 # panels, in a row above them (the series and their styles are the same in
 # both): drawn by a third, empty plot spanning the figure's width.
 # Run after common.gp (caption, grid, bottom margin). Variables from
-# lib/figures/figure_stage.cc: datafile, caption, titles[],
+# stages/figures/figure_stage.cc: datafile, caption, titles[],
 # n_series, plot_bottom, caption_y.
 set multiplot
 top = 0.89

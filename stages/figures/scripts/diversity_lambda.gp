@@ -3,7 +3,7 @@
 # the full pseudo-likelihood is drawn as large open squares (dashed) and
 # factored attention as small filled circles on top of them.
 # Run after common.gp (caption, grid, bottom margin). Variables from
-# lib/figures/figure_stage.cc: datafile, caption, titles[],
+# stages/figures/figure_stage.cc: datafile, caption, titles[],
 # n_series, plot_bottom, caption_y.
 set key outside top center horizontal Left reverse samplen 1.5 font ',7'
 set xlabel 'mean Hamming distance of the data'

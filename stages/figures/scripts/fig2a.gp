@@ -3,7 +3,7 @@
 # the three models, on a log axis (the config subtracts each curve's
 # optimal_test_loss column, "y_minus").
 # Run after common.gp (caption, grid, bottom margin). Variables from
-# lib/figures/figure_stage.cc: datafile, caption, titles[],
+# stages/figures/figure_stage.cc: datafile, caption, titles[],
 # n_series.
 set border lw 1
 set key outside top center horizontal Left reverse maxcols 3 samplen 1.5 width -2 font ',7'
