@@ -39,4 +39,11 @@ inline std::size_t argmax(const std::vector<double>& x) {
   return std::size_t(std::max_element(x.begin(), x.end()) - x.begin());
 }
 
+// The index of the smallest value (the first one if several are equal): the
+// restart with the lowest training loss.
+inline std::size_t argmin(const std::vector<double>& x) {
+  if (x.empty()) throw std::invalid_argument("argmin of an empty list");
+  return std::size_t(std::min_element(x.begin(), x.end()) - x.begin());
+}
+
 }  // namespace potts

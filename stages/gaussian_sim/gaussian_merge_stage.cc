@@ -1,11 +1,10 @@
 #include "stages/gaussian_sim/gaussian_merge_stage.h"
 
-#include <algorithm>
 #include <cmath>
-#include <map>
 
 #include "lib/core/stats.h"
 #include "lib/gaussian/gaussian.h"
+#include "stages/runtime/sweep.h"
 
 namespace potts {
 
@@ -18,45 +17,20 @@ void run_gaussian_merge(Stage& st) {
   const auto R = std::uint64_t(model.integer("realisations", 1, 100000));
   const double D = model.number_open("D", 0.0, 1e9), sigma2 = model.number("sigma2", 0.0, 1e300);
 
-  // (α index, realisation) -> row
-  std::map<std::pair<std::uint64_t, std::uint64_t>, std::vector<double>> rows;
-  const std::vector<std::string> cols = {"alpha", "n", "alpha_index", "realisation", "eps_g", "m", "q", "w_norm"};
-  for (std::int64_t c = 0; c < chunks; ++c) {
-    const std::string path = st.input("chunk" + std::to_string(c) + "/realisations.csv");
-    const auto t = read_csv(path);
-    std::vector<const std::vector<double>*> columns;
-    for (const auto& name : cols) columns.push_back(&csv_column(t, path, name));
-    const size_t N = columns[0]->size();  // read_csv: every column has every row
-    for (size_t r = 0; r < N; ++r) {
-      std::vector<double> row;
-      for (const auto* c : columns) row.push_back((*c)[r]);
-      const std::string where = path + ": data row " + std::to_string(r + 1);
-      auto key = std::make_pair(csv_index(row[2], n_grid.size(), where + ", column 'alpha_index'"),
-                                csv_index(row[3], R, where + ", column 'realisation'"));
-      if (!rows.emplace(key, row).second)
-        throw StageError(path + ": alpha index " + std::to_string(key.first) + ", realisation " +
-                         std::to_string(key.second) + " appears in two chunks");
-    }
-  }
-  if (rows.size() != n_grid.size() * R)
-    throw StageError("merge: expected " + std::to_string(n_grid.size() * R) + " realisations, found " +
-                     std::to_string(rows.size()));
-
-  CsvTable all(cols);
+  const ChunkRows rows(st, chunks, {"alpha", "n", "alpha_index", "realisation", "eps_g", "m", "q", "w_norm"},
+                       {"alpha_index", n_grid.size()}, {"realisation", R});
+  CsvTable all(rows.columns());
   CsvTable per_alpha({"alpha", "n", "eps_g_mean", "eps_g_stderr", "eps_g_median", "eps_g_min", "eps_g_max", "m_mean",
                       "q_mean", "realisations"});
   std::vector<double> alphas, means;
   for (size_t k = 0; k < n_grid.size(); ++k) {
     arma::vec eps(R), m(R), q(R);
     for (std::uint64_t r = 0; r < R; ++r) {
-      auto it = rows.find({k, r});
-      if (it == rows.end())
-        throw StageError("merge: alpha index " + std::to_string(k) + ", realisation " + std::to_string(r) +
-                         " missing from every chunk");
-      if (it->second[1] != static_cast<double>(n_grid[k]))
+      const std::vector<double>& row = rows.at(k, r);
+      if (row[1] != static_cast<double>(n_grid[k]))
         throw StageError("merge: chunk rows were made with a different alpha grid than the model's");
-      all.row(it->second);
-      eps(r) = it->second[4], m(r) = it->second[5], q(r) = it->second[6];
+      all.row(row);
+      eps(r) = row[4], m(r) = row[5], q(r) = row[6];
     }
     const double alpha = n_grid[k] / D;
     per_alpha.row({alpha, static_cast<double>(n_grid[k]), arma::mean(eps), arma::stddev(eps) / std::sqrt(double(R)),
@@ -64,6 +38,7 @@ void run_gaussian_merge(Stage& st) {
     alphas.push_back(alpha);
     means.push_back(arma::mean(eps));
   }
+  rows.check_count(n_grid.size() * R);
   all.save(st.output("realisations.csv"));
   per_alpha.save(st.output("simulation.csv"));
 

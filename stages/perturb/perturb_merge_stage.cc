@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "lib/core/stats.h"
+#include "stages/runtime/sweep.h"
 
 namespace potts {
 
@@ -18,7 +19,7 @@ void run_perturb_merge(Stage& st) {
                         "best_seed", "best_train_loss", "best_test_loss"});
   CsvTable curves({"a", "seed", "epoch", "train_loss", "test_loss", "optimal_test_loss", "reconstruction_error", "lr"});
   nlohmann::json points = nlohmann::json::array();
-  double optimal_test_loss = std::nan("");
+  SharedOptimum optimum;
   for (std::size_t k = 0; k < grid.size(); ++k) {
     std::vector<double> losses, train_losses;
     for (std::int64_t seed : seeds) {
@@ -31,9 +32,7 @@ void run_perturb_merge(Stage& st) {
         throw StageError(path + ": point has a = " + std::to_string(a) + ", seed " + s["seed"].dump() +
                          "; the merge config expects a = " + std::to_string(grid[k]) + ", seed " +
                          std::to_string(seed));
-      if (std::isnan(optimal_test_loss)) optimal_test_loss = opt;
-      if (opt != optimal_test_loss)
-        throw StageError(path + ": optimal_test_loss differs between points (not the same test set?)");
+      optimum.check(opt, path);
       if (!std::isfinite(test_loss)) throw StageError(path + ": test_loss is not finite");
       const double train_loss = json_number(s, "final_train_loss", path);
       table.row({a, double(seed), test_loss, opt, train_loss});
@@ -51,10 +50,8 @@ void run_perturb_merge(Stage& st) {
     // Mean and standard error of the mean over seeds (sample sd, n - 1).
     const MeanSe m = mean_se(losses);
     const double n = double(m.n), mean = m.mean, stderr_ = m.se;
-    // The restart with the lowest training loss (first one on ties).
-    std::size_t best = 0;
-    for (std::size_t r = 1; r < losses.size(); ++r)
-      if (train_losses[r] < train_losses[best]) best = r;
+    const std::size_t best = best_restart(train_losses);
+    const double optimal_test_loss = optimum.value();
     summary_csv.row({grid[k], n, mean, stderr_, mean - optimal_test_loss, optimal_test_loss, double(seeds[best]),
                      train_losses[best], losses[best]});
     points.push_back({{"a", grid[k]},
@@ -71,7 +68,7 @@ void run_perturb_merge(Stage& st) {
   summary_csv.save(st.output("perturb_summary.csv"));
   curves.save(st.output("curves.csv"));
   nlohmann::json s;
-  s["optimal_test_loss"] = optimal_test_loss;
+  s["optimal_test_loss"] = optimum.value();
   s["a"] = grid;
   s["seeds"] = seeds;
   s["points"] = points;

@@ -1,11 +1,11 @@
 #include "stages/potts_alpha/potts_alpha_merge_stage.h"
 
 #include <cmath>
-#include <map>
 #include <numeric>
 
 #include "lib/core/stats.h"
 #include "lib/studies/sample_complexity.h"
+#include "stages/runtime/sweep.h"
 
 namespace potts {
 
@@ -18,27 +18,11 @@ void run_potts_alpha_merge(Stage& st) {
   const std::vector<arma::uword> R = realisations_per_M(plan, grid.size());
   const double L = plan.number_open("L", 0.0, 1e9), optimal_test_loss = plan.number("optimal_test_loss");
 
-  // (M, r) -> row of values, in the chunk tables' column order
-  std::vector<std::string> cols = {"M",          "alpha",      "realisation",          "test_loss",
-                                   "train_loss", "objective",  "reconstruction_error", "converged",
-                                   "status",     "iterations", "gradient_norm"};
-  std::map<std::pair<int, int>, std::vector<double>> rows;
-  for (int k = 0; k < chunks; ++k) {
-    const std::string path = st.input("chunk" + std::to_string(k) + "/realisations.csv");
-    auto t = read_csv(path);
-    for (auto& c : cols) csv_column(t, path, c);  // all present
-    for (size_t n = 0; n < t["M"].size(); ++n) {
-      std::vector<double> v;
-      for (auto& c : cols) v.push_back(t[c][n]);
-      const std::string where = path + ": data row " + std::to_string(n + 1);
-      auto key = std::make_pair(int(csv_index(v[0], 10000000, where + ", column 'M'")),
-                                int(csv_index(v[2], 100000, where + ", column 'realisation'")));
-      if (!rows.emplace(key, v).second)
-        throw StageError(path + ": duplicate realisation M = " + std::to_string(key.first) +
-                         ", r = " + std::to_string(key.second));
-    }
-  }
-  CsvTable all(cols);
+  const ChunkRows rows(st, chunks,
+                       {"M", "alpha", "realisation", "test_loss", "train_loss", "objective", "reconstruction_error",
+                        "converged", "status", "iterations", "gradient_norm"},
+                       {"M", 10000000}, {"realisation", 100000});
+  CsvTable all(rows.columns());
   CsvTable curve({"alpha", "M", "test_loss_mean", "test_loss_se", "n", "train_loss_mean", "reconstruction_error_mean",
                   "converged_fraction", "optimal_test_loss"});
   nlohmann::json points = nlohmann::json::array();
@@ -50,15 +34,12 @@ void run_potts_alpha_merge(Stage& st) {
     expected += R[k];
     std::vector<double> x, tr, er, conv;
     for (int r = 0; r < int(R[k]); ++r) {
-      auto it = rows.find({M, r});
-      if (it == rows.end())
-        throw StageError("merge: realisation M = " + std::to_string(M) + ", r = " + std::to_string(r) +
-                         " missing from the chunks");
-      all.row(it->second);
-      x.push_back(it->second[3]);
-      tr.push_back(it->second[4]);
-      er.push_back(it->second[6]);
-      conv.push_back(it->second[7]);
+      const std::vector<double>& row = rows.at(std::uint64_t(M), std::uint64_t(r));
+      all.row(row);
+      x.push_back(row[3]);
+      tr.push_back(row[4]);
+      er.push_back(row[6]);
+      conv.push_back(row[7]);
     }
     const MeanSe loss = mean_se(x), converged = mean_se(conv);
     const double n = double(loss.n), mean = loss.mean, se = loss.se;
@@ -67,7 +48,7 @@ void run_potts_alpha_merge(Stage& st) {
     points.push_back({{"M", M}, {"alpha", M / L}, {"test_loss_mean", mean}, {"test_loss_se", se}});
     means.push_back(mean), ses.push_back(se), alphas.push_back(M / L);
   }
-  if (rows.size() != expected) throw StageError("merge: the chunks hold realisations outside the plan's grid");
+  rows.check_count(expected);
   curve.save(st.output("potts_alpha.csv"));
   all.save(st.output("realisations.csv"));
   nlohmann::json s;
@@ -84,7 +65,7 @@ void run_potts_alpha_merge(Stage& st) {
   s["smallest_M"] = points.front();
   s["largest_M"] = points.back();
   s["largest_M_gap"] = points.back()["test_loss_mean"].get<double>() - optimal_test_loss;
-  s["fits"] = rows.size();
+  s["fits"] = expected;
   s["not_converged"] = not_converged;
   st.write_summary(s);
 }

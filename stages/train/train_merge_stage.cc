@@ -1,9 +1,9 @@
 #include "stages/train/train_merge_stage.h"
 
-#include <cmath>
 #include <limits>
 
 #include "lib/core/stats.h"
+#include "stages/runtime/sweep.h"
 
 namespace potts {
 
@@ -25,8 +25,7 @@ void run_train_merge(Stage& st) {
 
   CsvTable table({"model", "seed", "test_loss", "gap", "train_loss_all_positions", "reconstruction_error", "stalled"});
   nlohmann::json s;
-  double optimal_test_loss = std::nan("");
-  std::string beta_path;
+  SharedOptimum optimum;
   for (std::size_t mi = 0; mi < models.size(); ++mi) {
     const std::string& m = models[mi];
     std::vector<double> test, gap, train, erec;
@@ -35,18 +34,14 @@ void run_train_merge(Stage& st) {
       const std::string path = st.input(m + "_s" + std::to_string(seed) + "/summary.json");
       const nlohmann::json j = read_json(path);
       const double opt = json_number(j, "optimal_test_loss", path);
-      if (std::isnan(optimal_test_loss)) optimal_test_loss = opt;
-      if (opt != optimal_test_loss)
-        throw StageError(path + ": optimal_test_loss differs from the other runs' (not the same test set?)");
+      optimum.check(opt, path);
       test.push_back(json_number(j, "test_loss", path));
       gap.push_back(test.back() - opt);
       train.push_back(json_number(j, "final_train_loss_all_positions", path));
       erec.push_back(json_number(j, "reconstruction_error", path));
       if (j.contains("optimiser") && j["optimiser"].is_string()) optimiser = j["optimiser"];
     }
-    std::size_t best = 0;
-    for (std::size_t r = 1; r < train.size(); ++r)
-      if (train[r] < train[best]) best = r;
+    const std::size_t best = best_restart(train);
     std::size_t stalled = 0;
     for (std::size_t r = 0; r < train.size(); ++r) {
       const bool st_r = train[r] - train[best] > tol;
@@ -70,7 +65,7 @@ void run_train_merge(Stage& st) {
   s["model_column"] = "seeds.csv column 'model' is the index into 'models'";
   s["seeds"] = seeds;
   s["stall_tolerance"] = tol;
-  s["optimal_test_loss"] = optimal_test_loss;
+  s["optimal_test_loss"] = optimum.value();
   st.write_summary(s);
 }
 
