@@ -31,7 +31,7 @@ trap cleanup EXIT
 stale() {  # stale LOG: nested `bazel test //paper:stale`; sets rc
   set +e
   (cd "$src" && tools/bazel --batch --output_base="$work/ob" test --jobs=2 --symlink_prefix=/ \
-    --test_output=errors //paper:stale) >"$1" 2>&1
+    --test_output=all //paper:stale) >"$1" 2>&1
   rc=$?
   set -e
 }
