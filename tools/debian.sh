@@ -1,0 +1,24 @@
+# Sourced by tools/cache-server and tools/reapi-worker: installs missing
+# Debian packages on first use (as root, or through sudo), naming what it
+# installs; touches nothing else. The caller defines die().
+ensure_debian_packages() {  # ensure_debian_packages PROGRAM PACKAGE...
+  local prog=$1 p status missing=()
+  shift
+  for p in "$@"; do
+    status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+    [[ "$status" == "install ok installed" ]] || missing+=("$p")
+  done
+  ((${#missing[@]})) || return 0
+  [[ -r /etc/debian_version ]] || die "not Debian: install ${missing[*]} yourself"
+  local SUDO=()
+  if [[ $(id -u) -ne 0 ]]; then
+    command -v sudo >/dev/null 2>&1 ||
+      die "${missing[*]} not installed and neither root nor sudo: ask an administrator to run apt-get install ${missing[*]}"
+    SUDO=(sudo)
+  fi
+  echo "$prog: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  "${SUDO[@]}" apt-get update -qq >&2 || die "apt-get update failed"
+  "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2 ||
+    die "apt-get install failed for: ${missing[*]}"
+}
