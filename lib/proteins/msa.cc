@@ -1,0 +1,186 @@
+#include "lib/proteins/msa.h"
+
+#include <cctype>
+#include <fstream>
+#include <sstream>
+
+#include "lib/core/error.h"
+
+namespace potts::proteins {
+
+namespace {
+
+constexpr const char* kLetters = "ACDEFGHIKLMNPQRSTVWY-";
+
+bool ambiguous(char c) {
+  const char u = char(std::toupper(static_cast<unsigned char>(c)));
+  return u == 'B' || u == 'J' || u == 'O' || u == 'U' || u == 'X' || u == 'Z';
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw StageError(path + ": cannot open the alignment");
+  std::ostringstream os;
+  os << in.rdbuf();
+  return os.str();
+}
+
+struct Record {
+  std::string name, text;
+  int line = 0;  // line of the name (A2M) or of the sequence (aln)
+};
+
+std::string where(const std::string& origin, int line) { return origin + ": line " + std::to_string(line); }
+
+// The states of `row` in the match columns `cols`, or an empty vector if the
+// row holds an ambiguity code. Errors name the line and the character.
+std::vector<int> encode(const Record& r, const std::vector<std::size_t>& cols, const std::string& origin) {
+  for (std::size_t i = 0; i < r.text.size(); ++i) {
+    const char c = r.text[i];
+    if (ambiguous(c)) return {};
+    if (letter_state(char(std::toupper(static_cast<unsigned char>(c)))) < 0 && c != '.')
+      throw StageError(where(origin, r.line) + ": '" + std::string(1, c) + "' at column " + std::to_string(i + 1) +
+                       " is not an amino-acid letter, '-' or '.'");
+  }
+  std::vector<int> out;
+  for (std::size_t c : cols) {
+    const char u = char(std::toupper(static_cast<unsigned char>(r.text[c])));
+    out.push_back(u == '.' ? kGap : letter_state(u));
+  }
+  return out;
+}
+
+Alignment assemble(const std::vector<Record>& records, std::size_t query, const std::vector<std::size_t>& cols,
+                   const std::string& origin) {
+  Alignment a;
+  std::vector<std::vector<int>> rows;
+  const std::size_t width = records[query].text.size();
+  auto add = [&](const Record& r) {
+    if (r.text.size() != width)
+      throw StageError(where(origin, r.line) + ": sequence '" + r.name + "' has " + std::to_string(r.text.size()) +
+                       " aligned columns, the query " + std::to_string(width));
+    std::vector<int> s = encode(r, cols, origin);
+    if (s.empty()) {
+      if (&r == &records[query]) throw StageError(where(origin, r.line) + ": the query holds an ambiguity code");
+      ++a.skipped_ambiguous;
+      return;
+    }
+    a.names.push_back(r.name);
+    rows.push_back(std::move(s));
+  };
+  add(records[query]);
+  for (std::size_t i = 0; i < records.size(); ++i)
+    if (i != query) add(records[i]);
+  a.sequences.set_size(rows.size(), cols.size());
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    for (std::size_t j = 0; j < cols.size(); ++j) a.sequences(i, j) = rows[i][j];
+  for (std::size_t j = 0; j < cols.size(); ++j) a.query += state_letter(int(a.sequences(0, j)));
+  return a;
+}
+
+}  // namespace
+
+char state_letter(int state) {
+  if (state < 0 || state >= kStates) throw std::out_of_range("state_letter: " + std::to_string(state));
+  return kLetters[state];
+}
+
+int letter_state(char c) {
+  for (int s = 0; s < kStates; ++s)
+    if (kLetters[s] == c) return s;
+  return c == '.' ? kGap : -1;
+}
+
+Alignment parse_a2m(const std::string& text, const std::string& origin, const std::string& query_prefix) {
+  std::vector<Record> records;
+  std::istringstream in(text);
+  std::string line;
+  int lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    if (line[0] == '>') {
+      records.push_back({line.substr(1), "", lineno});
+      continue;
+    }
+    if (records.empty()) throw StageError(where(origin, lineno) + ": sequence before the first '>' name line");
+    records.back().text += line;
+  }
+  if (records.empty()) throw StageError(origin + ": no sequences (expected '>' name lines)");
+  std::size_t query = records.size();
+  for (std::size_t i = 0; i < records.size() && query == records.size(); ++i)
+    if (records[i].name.compare(0, query_prefix.size(), query_prefix) == 0) query = i;
+  if (query == records.size()) throw StageError(origin + ": no sequence name starts with '" + query_prefix + "'");
+  const Record& q = records[query];
+  // The query's residue numbers: "name/start-end".
+  const std::size_t slash = q.name.rfind('/'), dash = q.name.find('-', slash == std::string::npos ? 0 : slash);
+  int start = 0, end = 0;
+  try {
+    if (slash == std::string::npos || dash == std::string::npos) throw std::invalid_argument("");
+    std::size_t used = 0;
+    start = std::stoi(q.name.substr(slash + 1, dash - slash - 1), &used);
+    end = std::stoi(q.name.substr(dash + 1));
+  } catch (const std::exception&) {
+    throw StageError(where(origin, q.line) + ": query name '" + q.name + "' does not end in /start-end");
+  }
+  std::vector<std::size_t> cols;
+  std::vector<int> numbers;
+  int residue = start;
+  for (std::size_t i = 0; i < q.text.size(); ++i) {
+    const char c = q.text[i];
+    if (!std::isalpha(static_cast<unsigned char>(c))) continue;
+    if (std::isupper(static_cast<unsigned char>(c))) cols.push_back(i), numbers.push_back(residue);
+    ++residue;
+  }
+  if (residue - 1 != end)
+    throw StageError(where(origin, q.line) + ": the query holds " + std::to_string(residue - start) +
+                     " residues, its name says " + std::to_string(start) + "-" + std::to_string(end));
+  if (cols.empty()) throw StageError(where(origin, q.line) + ": the query has no upper-case (match) column");
+  Alignment a = assemble(records, query, cols, origin);
+  a.residue_numbers = numbers;
+  return a;
+}
+
+Alignment parse_aln(const std::string& text, const std::string& origin, int first_residue) {
+  std::vector<Record> records;
+  std::istringstream in(text);
+  std::string line;
+  int lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    records.push_back({"line " + std::to_string(lineno), line, lineno});
+  }
+  if (records.empty()) throw StageError(origin + ": no sequences");
+  std::vector<std::size_t> cols(records[0].text.size());
+  for (std::size_t i = 0; i < cols.size(); ++i) cols[i] = i;
+  Alignment a = assemble(records, 0, cols, origin);
+  for (std::size_t i = 0; i < cols.size(); ++i) a.residue_numbers.push_back(first_residue + int(i));
+  return a;
+}
+
+Alignment read_a2m(const std::string& path, const std::string& query_prefix) {
+  return parse_a2m(slurp(path), path, query_prefix);
+}
+
+Alignment read_aln(const std::string& path, int first_residue) { return parse_aln(slurp(path), path, first_residue); }
+
+arma::vec sequence_weights(const arma::imat& sequences, double identity) {
+  const arma::uword N = sequences.n_rows, L = sequences.n_cols;
+  const arma::imat S = sequences.t();  // columns are sequences: contiguous
+  std::vector<arma::uword> neighbours(N, 1);
+  const double need = identity * double(L);
+  for (arma::uword i = 0; i < N; ++i)
+    for (arma::uword j = i + 1; j < N; ++j) {
+      arma::uword same = 0;
+      for (arma::uword k = 0; k < L; ++k) same += S(k, i) == S(k, j);
+      if (double(same) >= need) ++neighbours[i], ++neighbours[j];
+    }
+  arma::vec w(N);
+  for (arma::uword i = 0; i < N; ++i) w(i) = 1.0 / double(neighbours[i]);
+  return w;
+}
+
+}  // namespace potts::proteins
