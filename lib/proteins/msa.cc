@@ -1,10 +1,10 @@
 #include "lib/proteins/msa.h"
 
 #include <cctype>
-#include <fstream>
 #include <sstream>
 
 #include "lib/core/error.h"
+#include "lib/core/io.h"
 
 namespace potts::proteins {
 
@@ -17,20 +17,24 @@ bool ambiguous(char c) {
   return u == 'B' || u == 'J' || u == 'O' || u == 'U' || u == 'X' || u == 'Z';
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw StageError(path + ": cannot open the alignment");
-  std::ostringstream os;
-  os << in.rdbuf();
-  return os.str();
-}
-
 struct Record {
   std::string name, text;
   int line = 0;  // line of the name (A2M) or of the sequence (aln)
 };
 
 std::string where(const std::string& origin, int line) { return origin + ": line " + std::to_string(line); }
+
+// The non-empty lines of `text` with their numbers (from 1), a trailing CR dropped.
+std::vector<std::pair<int, std::string>> lines(const std::string& text) {
+  std::vector<std::pair<int, std::string>> out;
+  std::istringstream in(text);
+  std::string line;
+  for (int lineno = 1; std::getline(in, line); ++lineno) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (!line.empty()) out.emplace_back(lineno, line);
+  }
+  return out;
+}
 
 // The states of `row` in the match columns `cols`, or an empty vector if the
 // row holds an ambiguity code. Errors name the line and the character.
@@ -93,13 +97,7 @@ int letter_state(char c) {
 
 Alignment parse_a2m(const std::string& text, const std::string& origin, const std::string& query_prefix) {
   std::vector<Record> records;
-  std::istringstream in(text);
-  std::string line;
-  int lineno = 0;
-  while (std::getline(in, line)) {
-    ++lineno;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) continue;
+  for (const auto& [lineno, line] : lines(text)) {
     if (line[0] == '>') {
       records.push_back({line.substr(1), "", lineno});
       continue;
@@ -144,15 +142,7 @@ Alignment parse_a2m(const std::string& text, const std::string& origin, const st
 
 Alignment parse_aln(const std::string& text, const std::string& origin, int first_residue) {
   std::vector<Record> records;
-  std::istringstream in(text);
-  std::string line;
-  int lineno = 0;
-  while (std::getline(in, line)) {
-    ++lineno;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) continue;
-    records.push_back({"line " + std::to_string(lineno), line, lineno});
-  }
+  for (const auto& [lineno, line] : lines(text)) records.push_back({"line " + std::to_string(lineno), line, lineno});
   if (records.empty()) throw StageError(origin + ": no sequences");
   std::vector<std::size_t> cols(records[0].text.size());
   for (std::size_t i = 0; i < cols.size(); ++i) cols[i] = i;
@@ -162,10 +152,10 @@ Alignment parse_aln(const std::string& text, const std::string& origin, int firs
 }
 
 Alignment read_a2m(const std::string& path, const std::string& query_prefix) {
-  return parse_a2m(slurp(path), path, query_prefix);
+  return parse_a2m(read_text(path), path, query_prefix);
 }
 
-Alignment read_aln(const std::string& path, int first_residue) { return parse_aln(slurp(path), path, first_residue); }
+Alignment read_aln(const std::string& path, int first_residue) { return parse_aln(read_text(path), path, first_residue); }
 
 arma::vec sequence_weights(const arma::imat& sequences, double identity) {
   const arma::uword N = sequences.n_rows, L = sequences.n_cols;

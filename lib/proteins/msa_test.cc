@@ -61,7 +61,7 @@ TEST(A2m, MalformedInputNamesTheFileLineAndWhat) {
   e = error_of([] { parse_a2m(">Q/1-3\nkla\n", "f.a2m", "Q/"); });
   EXPECT_NE(e.find("no upper-case (match) column"), std::string::npos) << e;
   e = error_of([] { read_a2m("/nonexistent/f.a2m", "Q/"); });
-  EXPECT_NE(e.find("/nonexistent/f.a2m: cannot open"), std::string::npos) << e;
+  EXPECT_NE(e.find("/nonexistent/f.a2m: cannot open for reading"), std::string::npos) << e;
 }
 
 TEST(Aln, EveryColumnNumberedFromTheFirstResidue) {

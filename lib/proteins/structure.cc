@@ -1,9 +1,9 @@
 #include "lib/proteins/structure.h"
 
-#include <fstream>
 #include <sstream>
 
 #include "lib/core/error.h"
+#include "lib/core/io.h"
 
 namespace potts::proteins {
 
@@ -84,11 +84,7 @@ std::map<int, Residue> parse_pdb_residues(const std::string& text, const std::st
 }
 
 std::map<int, Residue> read_pdb_residues(const std::string& path, const std::string& chain) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw StageError(path + ": cannot open the structure");
-  std::ostringstream os;
-  os << in.rdbuf();
-  return parse_pdb_residues(os.str(), path, chain);
+  return parse_pdb_residues(read_text(path), path, chain);
 }
 
 void check_query_matches(const std::map<int, Residue>& residues, const std::vector<int>& numbers,
