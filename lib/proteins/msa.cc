@@ -1,6 +1,8 @@
 #include "lib/proteins/msa.h"
 
+#include <algorithm>
 #include <cctype>
+#include <map>
 #include <sstream>
 
 #include "lib/core/error.h"
@@ -157,20 +159,54 @@ Alignment read_a2m(const std::string& path, const std::string& query_prefix) {
 
 Alignment read_aln(const std::string& path, int first_residue) { return parse_aln(read_text(path), path, first_residue); }
 
-arma::vec sequence_weights(const arma::imat& sequences, double identity) {
+std::vector<std::pair<arma::uword, arma::uword>> similar_pairs(const arma::imat& sequences, double identity) {
   const arma::uword N = sequences.n_rows, L = sequences.n_cols;
   const arma::imat S = sequences.t();  // columns are sequences: contiguous
-  std::vector<arma::uword> neighbours(N, 1);
   const double need = identity * double(L);
+  std::vector<std::pair<arma::uword, arma::uword>> out;
   for (arma::uword i = 0; i < N; ++i)
     for (arma::uword j = i + 1; j < N; ++j) {
       arma::uword same = 0;
       for (arma::uword k = 0; k < L; ++k) same += S(k, i) == S(k, j);
-      if (double(same) >= need) ++neighbours[i], ++neighbours[j];
+      if (double(same) >= need) out.emplace_back(i, j);
     }
-  arma::vec w(N);
-  for (arma::uword i = 0; i < N; ++i) w(i) = 1.0 / double(neighbours[i]);
-  return w;
+  return out;
+}
+
+arma::vec sequence_weights(const arma::imat& sequences, double identity) {
+  arma::vec neighbours(sequences.n_rows, arma::fill::ones);
+  for (const auto& [i, j] : similar_pairs(sequences, identity)) neighbours(i) += 1, neighbours(j) += 1;
+  return 1.0 / neighbours;
+}
+
+Split cluster_split(const arma::imat& sequences, double identity, double test_fraction, Rng& rng) {
+  if (!(test_fraction > 0 && test_fraction < 1))
+    throw StageError("cluster_split: test fraction " + format_number(test_fraction, 6) + " is not in (0, 1)");
+  const arma::uword N = sequences.n_rows;
+  std::vector<arma::uword> parent(N);
+  for (arma::uword i = 0; i < N; ++i) parent[i] = i;
+  auto root = [&](arma::uword i) {
+    while (parent[i] != i) i = parent[i] = parent[parent[i]];
+    return i;
+  };
+  for (const auto& [i, j] : similar_pairs(sequences, identity)) parent[root(i)] = root(j);
+  // Components by their smallest member, in index order.
+  std::map<arma::uword, std::vector<arma::uword>> by_root;
+  for (arma::uword i = 0; i < N; ++i) by_root[root(i)].push_back(i);
+  std::vector<std::vector<arma::uword>> clusters;
+  for (auto& [r, members] : by_root) clusters.push_back(std::move(members));
+  std::sort(clusters.begin(), clusters.end());
+  for (std::size_t k = clusters.size(); k > 1; --k) std::swap(clusters[k - 1], clusters[rng.below(k)]);  // Fisher-Yates
+  Split s;
+  s.clusters = clusters.size();
+  const double want = test_fraction * double(N);
+  for (const auto& c : clusters) {
+    auto& to = double(s.test.size()) < want ? s.test : s.train;
+    to.insert(to.end(), c.begin(), c.end());
+  }
+  std::sort(s.train.begin(), s.train.end());
+  std::sort(s.test.begin(), s.test.end());
+  return s;
 }
 
 }  // namespace potts::proteins

@@ -22,9 +22,12 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <armadillo>
+
+#include "lib/core/rng.h"
 
 namespace potts::proteins {
 
@@ -51,9 +54,24 @@ Alignment read_aln(const std::string& path, int first_residue);
 Alignment parse_a2m(const std::string& text, const std::string& origin, const std::string& query_prefix);
 Alignment parse_aln(const std::string& text, const std::string& origin, int first_residue);
 
-// Sequence weights: 1 / the number of sequences (itself included) whose
-// identity with it, over all L columns with gaps as a state, is at least
-// `identity` (0.8 as is usual for protein families). N_eff is their sum.
+// Pairs (i, j), i < j, of sequences whose identity over all L columns, gaps
+// counted as a state, is at least `identity`.
+std::vector<std::pair<arma::uword, arma::uword>> similar_pairs(const arma::imat& sequences, double identity);
+
+// Sequence weights: 1 / the number of sequences (itself included) at least
+// `identity` identical to it (0.8 as is usual for protein families). N_eff
+// is their sum.
 arma::vec sequence_weights(const arma::imat& sequences, double identity);
+
+// A train/test split by clusters: the connected components of the graph
+// linking sequences at least `identity` identical. Components are taken in
+// an order drawn from `rng` and go to the test set until it holds at least
+// `test_fraction` of the sequences, so no test sequence is `identity`
+// identical to a training one. Both index lists are sorted.
+struct Split {
+  std::vector<arma::uword> train, test;
+  std::size_t clusters = 0;
+};
+Split cluster_split(const arma::imat& sequences, double identity, double test_fraction, Rng& rng);
 
 }  // namespace potts::proteins

@@ -84,5 +84,25 @@ TEST(Weights, NearCopiesShareOneWeight) {
   EXPECT_DOUBLE_EQ(arma::accu(sequence_weights(s, 0.81)), 3.0);  // 4/5 < 0.81: all distinct
 }
 
+TEST(Split, ClustersStayTogetherAndTheSeedDecides) {
+  // Rows 0-1 and 2-3 are near copies (4 of 5 columns); rows 4 and 5 stand alone.
+  arma::imat s = {{0, 1, 2, 3, 4}, {0, 1, 2, 3, 5}, {6, 7, 8, 9, 10}, {6, 7, 8, 9, 11},
+                  {12, 13, 14, 15, 16}, {17, 18, 19, 0, 1}};
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    Rng rng(seed, 0);
+    const Split sp = cluster_split(s, 0.8, 0.3, rng);
+    EXPECT_EQ(sp.clusters, 4u);
+    EXPECT_EQ(sp.train.size() + sp.test.size(), 6u);
+    EXPECT_GE(sp.test.size(), 2u);  // at least 30 % of 6
+    auto in_test = [&](arma::uword i) { return std::count(sp.test.begin(), sp.test.end(), i) > 0; };
+    EXPECT_EQ(in_test(0), in_test(1)) << "seed " << seed;
+    EXPECT_EQ(in_test(2), in_test(3)) << "seed " << seed;
+  }
+  Rng a(3, 0), b(3, 0);
+  EXPECT_EQ(cluster_split(s, 0.8, 0.3, a).test, cluster_split(s, 0.8, 0.3, b).test);
+  Rng c(1, 0);
+  EXPECT_THROW(cluster_split(s, 0.8, 1.0, c), StageError);
+}
+
 }  // namespace
 }  // namespace potts::proteins

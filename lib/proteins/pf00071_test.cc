@@ -34,6 +34,17 @@ TEST(Pf00071, MatchColumnsNumberingWeightsAndStructure) {
   EXPECT_GT(w.min(), 0.0);
   // An independent computation (same alignment, 80 % identity) gave about 600.
   EXPECT_NEAR(n_eff, 600.0, 25.0);
+
+  // A split by clusters: no test sequence 80 % identical to a training one.
+  Rng rng(1, 0);
+  const Split sp = cluster_split(a.sequences, 0.8, 0.2, rng);
+  std::printf("PF00071 split: %zu clusters, %zu train, %zu test sequences\n", sp.clusters, sp.train.size(),
+              sp.test.size());
+  EXPECT_GE(double(sp.test.size()), 0.2 * double(a.sequences.n_rows));
+  EXPECT_LT(double(sp.test.size()), 0.5 * double(a.sequences.n_rows));
+  std::vector<bool> test(a.sequences.n_rows, false);
+  for (arma::uword i : sp.test) test[i] = true;
+  for (const auto& [i, j] : similar_pairs(a.sequences, 0.8)) EXPECT_EQ(test[i], test[j]) << i << ", " << j;
 }
 
 }  // namespace
