@@ -18,6 +18,22 @@ arma::mat apc(const arma::mat& scores) {
   return out;
 }
 
+arma::mat frobenius_scores(const arma::mat& couplings_W, arma::uword q, bool exclude_gap) {
+  if (q < 2 || couplings_W.n_rows != couplings_W.n_cols || couplings_W.n_rows % q != 0)
+    throw std::invalid_argument("frobenius_scores: couplings must be square with a multiple of q rows");
+  const arma::uword L = couplings_W.n_rows / q, kept = exclude_gap ? q - 1 : q;
+  arma::mat F(L, L, arma::fill::zeros);
+  for (arma::uword i = 0; i < L; ++i)
+    for (arma::uword j = 0; j < L; ++j) {
+      if (i == j) continue;
+      arma::mat B = couplings_W.submat(i * q, j * q, i * q + q - 1, j * q + q - 1);
+      B.each_col() -= arma::mean(B, 1);
+      B.each_row() -= arma::mean(B, 0);
+      F(i, j) = arma::norm(B.submat(0, 0, kept - 1, kept - 1), "fro");
+    }
+  return (F + F.t()) / 2;
+}
+
 std::vector<std::pair<arma::uword, arma::uword>> ranked_pairs(const arma::mat& scores, const std::vector<int>& numbers,
                                                               int min_separation) {
   if (scores.n_rows != numbers.size() || scores.n_cols != numbers.size())

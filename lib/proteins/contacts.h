@@ -19,6 +19,14 @@ namespace potts::proteins {
 
 arma::mat apc(const arma::mat& scores);
 
+// Coupling strength of each pair of columns, for a model with pairwise
+// couplings W (L q x L q, W[i q + a, j q + b] = W_ij(a, b), as the
+// pseudo-likelihood fit stores them): the Frobenius norm of each block in
+// the zero-sum gauge (row and column means removed, which the model's
+// fields absorb), over the amino-acid states only when `exclude_gap` (the
+// gap state is q − 1), symmetrised as (F_ij + F_ji)/2; zero diagonal.
+arma::mat frobenius_scores(const arma::mat& couplings_W, arma::uword q, bool exclude_gap = true);
+
 // Pairs (column a, column b), a < b, with |numbers[a] − numbers[b]| ≥
 // min_separation, by decreasing score.
 std::vector<std::pair<arma::uword, arma::uword>> ranked_pairs(const arma::mat& scores, const std::vector<int>& numbers,
