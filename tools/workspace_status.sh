@@ -4,5 +4,7 @@
 # volatile keys, so stage actions stay cached while the version is recorded.
 cd "$(dirname "$0")/.."
 rev=$(git rev-parse HEAD 2>/dev/null || echo unknown)
-dirty=$(git status --porcelain 2>/dev/null | grep -q . && echo "-dirty" || true)
+# "-dirty" when the code differs from the commit; results/ is output, not
+# code (collecting results must not mark the stages that run after it).
+dirty=$(git status --porcelain -- . ':(exclude)results' 2>/dev/null | grep -q . && echo "-dirty" || true)
 echo "GIT_COMMIT ${rev}${dirty}"
