@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "lib/core/rng.h"
+#include "lib/core/stats.h"
 #include "lib/gaussian/gaussian.h"
 
 namespace potts::gaussian {
@@ -27,19 +28,8 @@ namespace {
 
 constexpr arma::uword kL = 41, kD = kL - 1, kMasked = 20, kR = 4000;
 
-struct Moments {
-  double mean = 0, se = 0;
-};
-Moments moments(const std::vector<double>& x) {
-  double s = 0, ss = 0;
-  for (double v : x) s += v;
-  const double mean = s / double(x.size());
-  for (double v : x) ss += (v - mean) * (v - mean);
-  return {mean, std::sqrt(ss / double(x.size() - 1) / double(x.size()))};
-}
-
 struct Sim {
-  Moments eps, m, q;
+  MeanSe eps, m, q;
   double sigma2 = 0, rho = 0;
 };
 
@@ -60,7 +50,7 @@ Sim simulate(arma::uword n, double lambda, std::uint64_t seed) {
     const Overlaps o = generalisation_loss(t, w);
     eps.push_back(o.eps_g), m.push_back(o.m), q.push_back(o.q);
   }
-  return {moments(eps), moments(m), moments(q), t.noise_sigma2, t.rho};
+  return {mean_se(eps), mean_se(m), mean_se(q), t.noise_sigma2, t.rho};
 }
 
 double excess(arma::uword n, double shift) { return double(kD) / (double(n) - double(kD) - shift); }

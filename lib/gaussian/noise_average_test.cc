@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "lib/core/rng.h"
+#include "lib/core/stats.h"
 
 namespace potts::gaussian {
 namespace {
@@ -27,17 +28,6 @@ Model model() {
   for (arma::uword k = 0, r = 0; k < kL; ++k)
     if (k != kMasked) s.rest(r++) = k;
   return s;
-}
-
-struct MeanSe {
-  double mean, se;
-};
-MeanSe mean_se(const std::vector<double>& x) {
-  double s = 0, ss = 0;
-  for (double v : x) s += v;
-  const double m = s / double(x.size());
-  for (double v : x) ss += (v - m) * (v - m);
-  return {m, std::sqrt(ss / double(x.size() - 1) / double(x.size()))};
 }
 
 // For one fixed design, 20000 label draws: their mean ε, m and q agree with
