@@ -1,5 +1,5 @@
-# Sourced by tools/cache-server and tools/reapi-worker: installs missing
-# Debian packages on first use (as root, or through sudo), naming what it
+# Sourced by tools/bazel, tools/cache-server and tools/reapi-worker: installs
+# missing Debian packages on first use (as root, or through sudo), naming what it
 # installs; touches nothing else. The caller defines die().
 ensure_debian_packages() {  # ensure_debian_packages PROGRAM PACKAGE...
   local prog=$1 p status missing=()
