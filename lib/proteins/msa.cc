@@ -38,21 +38,21 @@ std::vector<std::pair<int, std::string>> lines(const std::string& text) {
   return out;
 }
 
+// The state of a letter of either case, a gap ('-' or '.'), or -1.
+int state_of(char c) { return letter_state(char(std::toupper(static_cast<unsigned char>(c)))); }
+
 // The states of `row` in the match columns `cols`, or an empty vector if the
 // row holds an ambiguity code. Errors name the line and the character.
 std::vector<int> encode(const Record& r, const std::vector<std::size_t>& cols, const std::string& origin) {
   for (std::size_t i = 0; i < r.text.size(); ++i) {
     const char c = r.text[i];
     if (ambiguous(c)) return {};
-    if (letter_state(char(std::toupper(static_cast<unsigned char>(c)))) < 0 && c != '.')
+    if (state_of(c) < 0)
       throw StageError(where(origin, r.line) + ": '" + std::string(1, c) + "' at column " + std::to_string(i + 1) +
                        " is not an amino-acid letter, '-' or '.'");
   }
   std::vector<int> out;
-  for (std::size_t c : cols) {
-    const char u = char(std::toupper(static_cast<unsigned char>(r.text[c])));
-    out.push_back(u == '.' ? kGap : letter_state(u));
-  }
+  for (std::size_t c : cols) out.push_back(state_of(r.text[c]));
   return out;
 }
 

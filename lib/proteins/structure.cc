@@ -40,7 +40,6 @@ double coordinate(const std::string& line, std::size_t at, const std::string& wh
 std::map<int, Residue> parse_pdb_residues(const std::string& text, const std::string& origin,
                                           const std::string& chain) {
   std::map<int, Residue> out;
-  std::map<int, bool> seen_ca;
   std::istringstream in(text);
   std::string line, use_chain = chain;
   int lineno = 0;
@@ -64,22 +63,19 @@ std::map<int, Residue> parse_pdb_residues(const std::string& text, const std::st
     if (atom != "CA" && atom != "CB") continue;
     const arma::vec3 x = {coordinate(line, 30, where, "x"), coordinate(line, 38, where, "y"),
                           coordinate(line, 46, where, "z")};
-    Residue& r = out[number];
+    const auto [it, fresh] = out.try_emplace(number);
+    Residue& r = it->second;
     const char letter = one_letter(line.substr(17, 3));
-    if ((seen_ca[number] || r.has_cb) && r.letter != letter)
+    if (!fresh && r.letter != letter)
       throw StageError(where + ": residue " + std::to_string(number) + " is " + line.substr(17, 3) +
                        ", an earlier atom of it named another residue");
     r.letter = letter;
-    if (atom == "CB") {
+    if (atom == "CB")
       r.position = x, r.has_cb = true;
-    } else {
-      seen_ca[number] = true;
-      if (!r.has_cb) r.position = x;
-    }
+    else if (!r.has_cb)
+      r.position = x;  // CA stands in until a CB is read
   }
   if (out.empty()) throw StageError(origin + ": no CA or CB atoms" + (chain.empty() ? "" : " in chain " + chain));
-  for (const auto& [number, r] : out)
-    if (!seen_ca[number] && !r.has_cb) throw StageError(origin + ": residue " + std::to_string(number) + " has no CA");
   return out;
 }
 
