@@ -20,11 +20,11 @@ Overlaps noise_averaged_loss(const MaskedTeacher& t, const arma::mat& X, double 
     G.diag() += lambda;
     ok = arma::solve(R, G, X.t(), arma::solve_opts::likely_sympd + arma::solve_opts::no_approx);
   } else {
-    arma::mat K = X * X.t();
+    arma::mat K = X * X.t();  // R = Xᵀ K⁻¹, so Rᵀ = K⁻¹ X (K symmetric)
     K.diag() += lambda;
-    arma::mat Kinv;
-    ok = arma::solve(Kinv, K, arma::eye(n, n), arma::solve_opts::likely_sympd + arma::solve_opts::no_approx);
-    if (ok) R = X.t() * Kinv;
+    arma::mat Rt;
+    ok = arma::solve(Rt, K, X, arma::solve_opts::likely_sympd + arma::solve_opts::no_approx);
+    if (ok) R = Rt.t();
   }
   if (!ok) throw StageError("noise_averaged_loss: the design is singular (lambda = 0 needs full rank)");
   const arma::mat& Om = t.feature_covariance_Omega;
