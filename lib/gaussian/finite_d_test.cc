@@ -22,6 +22,7 @@
 #include "lib/core/rng.h"
 #include "lib/core/stats.h"
 #include "lib/gaussian/gaussian.h"
+#include "lib/gaussian/test_model.h"
 
 namespace potts::gaussian {
 namespace {
@@ -35,18 +36,13 @@ struct Sim {
 
 // R realisations of n samples from the Δ = 3 GOE model, ridge at `lambda`.
 Sim simulate(arma::uword n, double lambda, std::uint64_t seed) {
-  Rng teacher_rng(seed, streams::kGaussianTeacher);
-  const arma::mat P = precision_matrix(goe_couplings(int(kL), teacher_rng), 3.0);
-  const MaskedTeacher t = masked_teacher(P, kMasked);
-  const arma::mat C = sampling_factor(covariance_matrix(P));
-  arma::uvec rest(kD);
-  for (arma::uword k = 0, r = 0; k < kL; ++k)
-    if (k != kMasked) rest(r++) = k;
+  const test_support::TestModel model = test_support::test_model(kL, kMasked, seed);
+  const MaskedTeacher& t = model.teacher;
   std::vector<double> eps, m, q;
   Rng rng(seed, streams::kGaussianData + (n << 16));
   for (arma::uword r = 0; r < kR; ++r) {
-    const arma::mat X = sample_gaussian(C, n, rng);
-    const arma::vec w = ridge(X.rows(rest).t(), X.row(kMasked).t(), lambda);
+    const arma::mat X = sample_gaussian(model.factor_C, n, rng);
+    const arma::vec w = ridge(X.rows(model.rest).t(), X.row(kMasked).t(), lambda);
     const Overlaps o = generalisation_loss(t, w);
     eps.push_back(o.eps_g), m.push_back(o.m), q.push_back(o.q);
   }

@@ -10,42 +10,29 @@
 
 #include "lib/core/rng.h"
 #include "lib/core/stats.h"
+#include "lib/gaussian/test_model.h"
 
 namespace potts::gaussian {
 namespace {
 
 constexpr arma::uword kL = 31, kD = kL - 1, kMasked = 7;
 
-struct Model {
-  MaskedTeacher t;
-  arma::mat C;
-  arma::uvec rest;
-};
-Model model() {
-  Rng rng(3, streams::kGaussianTeacher);
-  const arma::mat P = precision_matrix(goe_couplings(int(kL), rng), 3.0);
-  Model s{masked_teacher(P, kMasked), sampling_factor(covariance_matrix(P)), arma::uvec(kD)};
-  for (arma::uword k = 0, r = 0; k < kL; ++k)
-    if (k != kMasked) s.rest(r++) = k;
-  return s;
-}
-
 // For one fixed design, 20000 label draws: their mean ε, m and q agree with
 // the exact noise average within 4 standard errors, at n > D and n < D, with
 // and without a ridge.
 TEST(NoiseAverage, EqualsTheMeanOverLabelDrawsForOneDesign) {
-  const Model s = model();
+  const test_support::TestModel s = test_support::test_model(kL, kMasked, 3);
   for (arma::uword n : {20u, 45u})
     for (double lambda : {0.0, 0.5}) {
       Rng rng(9, streams::kGaussianData + n);
-      const arma::mat X = sample_gaussian(s.C, n, rng).rows(s.rest).t();
-      const Overlaps exact = noise_averaged_loss(s.t, X, lambda);
+      const arma::mat X = sample_gaussian(s.factor_C, n, rng).rows(s.rest).t();
+      const Overlaps exact = noise_averaged_loss(s.teacher, X, lambda);
       std::vector<double> eps, m, q;
-      const double sigma = std::sqrt(s.t.noise_sigma2);
+      const double sigma = std::sqrt(s.teacher.noise_sigma2);
       for (int r = 0; r < 20000; ++r) {
-        arma::vec y = X * s.t.teacher_w;
+        arma::vec y = X * s.teacher.teacher_w;
         for (arma::uword i = 0; i < n; ++i) y(i) += sigma * rng.normal();
-        const Overlaps o = generalisation_loss(s.t, ridge(X, y, lambda));
+        const Overlaps o = generalisation_loss(s.teacher, ridge(X, y, lambda));
         eps.push_back(o.eps_g), m.push_back(o.m), q.push_back(o.q);
       }
       const MeanSe e = mean_se(eps), mm = mean_se(m), qq = mean_se(q);
@@ -60,19 +47,19 @@ TEST(NoiseAverage, EqualsTheMeanOverLabelDrawsForOneDesign) {
 // errors, and a smaller standard error than simulating one label draw per
 // design (the label noise's share of the variance is gone).
 TEST(NoiseAverage, UnbiasedWithLessVarianceOverDesigns) {
-  const Model s = model();
+  const test_support::TestModel s = test_support::test_model(kL, kMasked, 3);
   const arma::uword n = 45;
   Rng rng(13, streams::kGaussianData);
   std::vector<double> averaged, simulated;
-  const double sigma = std::sqrt(s.t.noise_sigma2);
+  const double sigma = std::sqrt(s.teacher.noise_sigma2);
   for (int r = 0; r < 3000; ++r) {
-    const arma::mat X = sample_gaussian(s.C, n, rng).rows(s.rest).t();
-    averaged.push_back(noise_averaged_loss(s.t, X, 0.0).eps_g);
-    arma::vec y = X * s.t.teacher_w;
+    const arma::mat X = sample_gaussian(s.factor_C, n, rng).rows(s.rest).t();
+    averaged.push_back(noise_averaged_loss(s.teacher, X, 0.0).eps_g);
+    arma::vec y = X * s.teacher.teacher_w;
     for (arma::uword i = 0; i < n; ++i) y(i) += sigma * rng.normal();
-    simulated.push_back(generalisation_loss(s.t, ridge(X, y, 0.0)).eps_g);
+    simulated.push_back(generalisation_loss(s.teacher, ridge(X, y, 0.0)).eps_g);
   }
-  const double exact = s.t.noise_sigma2 * (1 + double(kD) / double(n - kD - 1));
+  const double exact = s.teacher.noise_sigma2 * (1 + double(kD) / double(n - kD - 1));
   const MeanSe a = mean_se(averaged), b = mean_se(simulated);
   std::printf("n = %u: noise-averaged %.5f +- %.5f, simulated labels %.5f +- %.5f, exact %.5f\n", unsigned(n), a.mean,
               a.se, b.mean, b.se, exact);
