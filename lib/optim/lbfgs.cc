@@ -3,6 +3,7 @@
 #include <cmath>
 #include <deque>
 #include <limits>
+#include <stdexcept>
 
 #include "lib/core/error.h"
 
@@ -17,6 +18,21 @@ std::string to_string(LbfgsStatus s) {
   }
   return "?";
 }
+
+// Reductions in index order, one accumulator: the same sum on every CPU and
+// BLAS build (arma::dot and arma::norm call the BLAS, whose kernels sum in
+// an order that depends on the CPU they select), so the iterates, and the
+// number of evaluations, do not depend on the machine.
+double ordered_dot(const arma::vec& a, const arma::vec& b) {
+  if (a.n_elem != b.n_elem) throw std::logic_error("ordered_dot: vectors of different lengths");
+  double s = 0.0;
+  const double* x = a.memptr();
+  const double* y = b.memptr();
+  for (arma::uword i = 0; i < a.n_elem; ++i) s += x[i] * y[i];
+  return s;
+}
+
+double ordered_norm(const arma::vec& a) { return std::sqrt(ordered_dot(a, a)); }
 
 namespace {
 
@@ -91,7 +107,7 @@ class LineSearch {
     pt.phi = f_(pt.x, pt.g);
     if (!std::isfinite(pt.phi) || !pt.g.is_finite()) return false;
     seen_finite_ = true;
-    pt.dphi = arma::dot(pt.g, *p_);
+    pt.dphi = ordered_dot(pt.g, *p_);
     return true;
   }
 
@@ -111,8 +127,8 @@ class LineSearch {
   bool zoom(LinePoint lo, LinePoint hi, LinePoint& out) {
     const LinePoint& s = *start_;
     while (used_ < o_.max_line_search) {
-      if (std::abs(hi.a - lo.a) * arma::norm(*p_) <=
-          std::numeric_limits<double>::epsilon() * std::max(1.0, arma::norm(lo.x)))
+      if (std::abs(hi.a - lo.a) * ordered_norm(*p_) <=
+          std::numeric_limits<double>::epsilon() * std::max(1.0, ordered_norm(lo.x)))
         break;
       double a = cubic_step(lo, hi);
       LinePoint cur;
@@ -170,11 +186,11 @@ LbfgsResult lbfgs_minimize(const Objective& f, const arma::vec& x0, const LbfgsO
     r.x = std::move(cur.x);
     r.value = cur.phi;
     r.gradient = std::move(cur.g);
-    r.gradient_norm = arma::norm(r.gradient);
+    r.gradient_norm = ordered_norm(r.gradient);
     r.status = st;
     return r;
   };
-  if (arma::norm(cur.g) <= o.gradient_tolerance) return finish(LbfgsStatus::kGradientConverged);
+  if (ordered_norm(cur.g) <= o.gradient_tolerance) return finish(LbfgsStatus::kGradientConverged);
 
   for (int it = 1; it <= o.max_iterations; ++it) {
     // Two-loop recursion (N&W algorithm 7.4): p = -H grad.
@@ -182,24 +198,24 @@ LbfgsResult lbfgs_minimize(const Objective& f, const arma::vec& x0, const LbfgsO
     const std::size_t m = s_hist.size();
     std::vector<double> alpha(m);
     for (std::size_t k = m; k-- > 0;) {
-      alpha[k] = rho_hist[k] * arma::dot(s_hist[k], q);
+      alpha[k] = rho_hist[k] * ordered_dot(s_hist[k], q);
       q -= alpha[k] * y_hist[k];
     }
-    if (m > 0) q *= arma::dot(s_hist[m - 1], y_hist[m - 1]) / arma::dot(y_hist[m - 1], y_hist[m - 1]);
+    if (m > 0) q *= ordered_dot(s_hist[m - 1], y_hist[m - 1]) / ordered_dot(y_hist[m - 1], y_hist[m - 1]);
     for (std::size_t k = 0; k < m; ++k) {
-      double b = rho_hist[k] * arma::dot(y_hist[k], q);
+      double b = rho_hist[k] * ordered_dot(y_hist[k], q);
       q += (alpha[k] - b) * s_hist[k];
     }
     arma::vec p = -q;
     LinePoint start = cur;
     start.a = 0.0;
-    start.dphi = arma::dot(cur.g, p);
+    start.dphi = ordered_dot(cur.g, p);
     double a_init = 1.0;
     if (m == 0 || !(start.dphi < 0.0)) {  // first step, or lost descent: steepest descent
       s_hist.clear(), y_hist.clear(), rho_hist.clear();
       p = -cur.g;
-      start.dphi = -arma::dot(cur.g, cur.g);
-      a_init = 1.0 / std::max(1.0, arma::norm(cur.g));
+      start.dphi = -ordered_dot(cur.g, cur.g);
+      a_init = 1.0 / std::max(1.0, ordered_norm(cur.g));
     }
 
     LineSearch ls(f, o, r.evaluations, it);
@@ -208,15 +224,15 @@ LbfgsResult lbfgs_minimize(const Objective& f, const arma::vec& x0, const LbfgsO
     if (!ok && m > 0) {  // retry once along steepest descent with fresh memory
       s_hist.clear(), y_hist.clear(), rho_hist.clear();
       p = -cur.g;
-      start.dphi = -arma::dot(cur.g, cur.g);
+      start.dphi = -ordered_dot(cur.g, cur.g);
       LineSearch ls2(f, o, r.evaluations, it);
-      ok = ls2.run(start, p, 1.0 / std::max(1.0, arma::norm(cur.g)), next);
+      ok = ls2.run(start, p, 1.0 / std::max(1.0, ordered_norm(cur.g)), next);
     }
     if (!ok) return finish(LbfgsStatus::kLineSearchFailed);
 
     arma::vec s = next.x - cur.x, y = next.g - cur.g;
-    double sy = arma::dot(s, y);
-    if (sy > std::numeric_limits<double>::epsilon() * arma::dot(y, y)) {  // keep H positive definite
+    double sy = ordered_dot(s, y);
+    if (sy > std::numeric_limits<double>::epsilon() * ordered_dot(y, y)) {  // keep H positive definite
       if (static_cast<int>(s_hist.size()) == o.memory) s_hist.pop_front(), y_hist.pop_front(), rho_hist.pop_front();
       s_hist.push_back(std::move(s));
       y_hist.push_back(std::move(y));
@@ -225,7 +241,7 @@ LbfgsResult lbfgs_minimize(const Objective& f, const arma::vec& x0, const LbfgsO
     double f_prev = cur.phi;
     cur = std::move(next);
     r.iterations = it;
-    double gnorm = arma::norm(cur.g);
+    double gnorm = ordered_norm(cur.g);
     if (o.on_iteration) o.on_iteration(it, cur.phi, gnorm);
     if (gnorm <= o.gradient_tolerance) return finish(LbfgsStatus::kGradientConverged);
     if (o.relative_decrease > 0.0 &&

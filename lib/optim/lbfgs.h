@@ -49,6 +49,11 @@ struct LbfgsOptions {
 enum class LbfgsStatus { kGradientConverged, kRelativeDecrease, kMaxIterations, kLineSearchFailed };
 std::string to_string(LbfgsStatus s);
 
+// a·b and ||a||_2 summed in index order (the optimiser's only reductions):
+// the same bits on every CPU, unlike the BLAS.
+double ordered_dot(const arma::vec& a, const arma::vec& b);
+double ordered_norm(const arma::vec& a);
+
 struct LbfgsResult {
   arma::vec x;                  // final point
   double value = 0.0;           // f(x)

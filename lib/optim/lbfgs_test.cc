@@ -141,3 +141,19 @@ TEST(Lbfgs, NonFiniteEverywhereAlongTheLineIsAnError) {
 
 }  // namespace
 }  // namespace potts
+
+namespace potts {
+namespace {
+
+// The reductions sum in index order: a case where the order matters.
+TEST(OrderedReductions, SumInIndexOrder) {
+  arma::vec a = {1e16, 1.0, -1e16, 1.0};
+  arma::vec ones(4, arma::fill::ones);
+  // ((1e16 + 1) - 1e16) + 1 = 1 in doubles; (1e16 - 1e16) + (1 + 1) would be 2.
+  EXPECT_EQ(ordered_dot(a, ones), 1.0);
+  EXPECT_EQ(ordered_norm(arma::vec{3.0, 4.0}), 5.0);
+  EXPECT_THROW(ordered_dot(a, arma::vec(3, arma::fill::ones)), std::logic_error);
+}
+
+}  // namespace
+}  // namespace potts

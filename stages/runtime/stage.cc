@@ -83,6 +83,17 @@ nlohmann::json toolchain_versions() {
   return t;
 }
 
+std::string location_independent(const std::string& path) {
+  const std::string mark = "bazel-out/";
+  if (path.rfind(mark, 0) == 0) return path;
+  // "KEY=/abs/.../bazel-out/..." (an --in or --out value) keeps its key.
+  const auto at = path.find("/" + mark);
+  if (at == std::string::npos) return path;
+  const auto eq = path.find('=');
+  const std::string key = (eq != std::string::npos && eq < at) ? path.substr(0, eq + 1) : "";
+  return key + path.substr(at + 1);
+}
+
 nlohmann::json Stage::provenance(const std::string& target, const std::string& code_version, double wall_seconds,
                                  const std::vector<std::string>& argv) const {
   nlohmann::json p;
@@ -95,7 +106,7 @@ nlohmann::json Stage::provenance(const std::string& target, const std::string& c
   p["inputs"] = nlohmann::json::object();
   p["upstream"] = nlohmann::json::object();
   for (const auto& [k, path] : inputs_) {
-    p["inputs"][k] = {{"path", path}, {"sha256", sha256_file(path)}};
+    p["inputs"][k] = {{"path", location_independent(path)}, {"sha256", sha256_file(path)}};
     // An upstream stage's provenance record: embed it, so each record holds
     // the whole chain back to the first stage.
     const std::string suffix = "/provenance.json";
@@ -103,7 +114,8 @@ nlohmann::json Stage::provenance(const std::string& target, const std::string& c
       p["upstream"][k.substr(0, k.size() - suffix.size())] = read_json(path);
   }
   p["outputs"] = nlohmann::json::object();
-  for (const auto& [k, path] : outputs_) p["outputs"][k] = {{"path", path}, {"sha256", sha256_file(path)}};
+  for (const auto& [k, path] : outputs_)
+    p["outputs"][k] = {{"path", location_independent(path)}, {"sha256", sha256_file(path)}};
   p["facts"] = facts_;
   p["code_version"] = code_version;
   p["tool_sha256"] = sha256_file("/proc/self/exe");
@@ -115,7 +127,18 @@ nlohmann::json Stage::provenance(const std::string& target, const std::string& c
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
   p["finished_utc"] = buf;
-  p["command"] = argv;
+  // The command as run, location-independent; without --status, whose file
+  // only feeds code_version (a volatile field) and which cacheable builds
+  // do not pass.
+  p["command"] = nlohmann::json::array();
+  for (std::size_t i = 0; i < argv.size(); ++i) {
+    if (argv[i] == "--status" && i + 1 < argv.size()) {
+      ++i;
+      continue;
+    }
+    if (argv[i].rfind("--status=", 0) == 0) continue;
+    p["command"].push_back(location_independent(argv[i]));
+  }
   return p;
 }
 

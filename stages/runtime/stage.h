@@ -88,6 +88,18 @@ int run_stage(const std::string& name, const std::string& description, int argc,
 // Compiler and library versions, for provenance records.
 nlohmann::json toolchain_versions();
 
+// The fields of a provenance record that differ between two runs of the
+// same action (when and where it ran, and the commit it was built from);
+// every other field is a function of the action's inputs. Tests that compare
+// records from two runs (local and remote, two CPUs) drop exactly these.
+inline const char* const kVolatileProvenanceFields[] = {"finished_utc", "wall_seconds", "hardware_threads",
+                                                        "code_version"};
+
+// A path as recorded in provenance: from its "bazel-out/" component on, so
+// that a record does not depend on where the action ran (an execution root,
+// a sandbox, a remote worker's work directory). Other paths are unchanged.
+std::string location_independent(const std::string& path);
+
 // Progress on stderr for long stages: "name: done/total (p%), rate, ETA".
 class Progress {
  public:

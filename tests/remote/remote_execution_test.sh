@@ -131,6 +131,20 @@ while read -r path sum; do
 done <"$work/outputs2"
 [[ $compared -ge 100 ]] || fail "build 2: only $compared stage data files compared"
 echo "build 2: $compared stage data files byte-identical to the local build"
+
+# Every provenance record equals the local build's but for the fields that
+# name the run (when, how long, which commit): no worker path in them.
+same_provenance="$runfiles/tests/remote/same_provenance"
+records=0
+while read -r path sum; do
+  out2=$(find "$work/ob2/execroot" -path "*/bin/$path" -print -quit)
+  [[ -n $out2 ]] || fail "build 2: $path not downloaded from the worker"
+  "$same_provenance" "$runfiles/$path" "$out2" || fail "$path: remote provenance differs from the local build's (above)"
+  ! grep -q "$work" "$out2" || fail "$path: names the worker's directory $work"
+  records=$((records + 1))
+done < <(stage_outputs 2 | grep '/provenance.json ')
+[[ $records -eq $n_stages ]] || fail "build 2: $records provenance records compared, $n_stages Stage actions"
+echo "build 2: all $records provenance records equal the local build's but for time, host threads and code version"
 [[ $(results_hash) == "$results_before" ]] || fail "results/ changed during the remote build"
 
 # 3. After bazel clean: every Stage action served from the worker's cache.
