@@ -36,7 +36,10 @@ DIVERSITY_POINTS = {
     "quick": ["gaussian_85", "gaussian_60", "gaussian_35"],
     "paper": [
         "gaussian_90",
+        "gaussian_80",
         "gaussian_70",
+        "gaussian_60",
+        "gaussian_55",
         "gaussian_50",
         "identity_60",
         "identity_30",

@@ -6,7 +6,7 @@ load("//paper:results.bzl", "only_files", "results_index", "stage_fingerprints")
 load("//tools:stage.bzl", "stage")
 
 load("//paper:dag.bzl", "MODELS")
-load("//paper:readings.bzl", "PAPER_SEEDS", "READINGS")
+load("//paper:readings.bzl", "DATA_SETS", "EQUAL_BUDGET_SEEDS", "HEADLINE", "PAPER_SEEDS", "READINGS", "REPLICATES")
 
 # Figures drawn once per scale, and the Potts figures drawn once per reading.
 FIGURES = ["fig3_left", "fig3_decay", "diversity", "diversity_lambda"]
@@ -48,6 +48,24 @@ def paper_stages(scale):
             for v in MODELS:
                 for seed in PAPER_SEEDS:
                     out.append(("//stages/train:paper_%s_%s_s%d" % (r, v, seed), None, "summary.json,curves.csv,params.h5"))
+    # The headline's data replicates (paper scale; at quick scale the one
+    # quick data set stands for each): data, fits and merges.
+    for d in REPLICATES:
+        s = "paper_" + d if scale == "paper" else "quick"
+        out += [
+            ("//stages/sample:" + s, d + "_sample", "summary.json,model.h5,train.h5,test.h5"),
+            ("//stages/train:" + s, d + "_train", "summary.json,seeds.csv"),
+            ("//stages/perturb:" + s, d + "_perturb", "summary.json,perturb_summary.csv,perturb.csv"),
+        ]
+        if scale == "paper":
+            for v in MODELS:
+                for seed in DATA_SETS[d][2]:
+                    out.append(("//stages/train:paper_%s_%s_s%d" % (d, v, seed), None, "summary.json,curves.csv,params.h5"))
+    # One vanilla layer with factored attention's number of masked-token
+    # predictions (paper scale; the quick vanilla1 run stands for it).
+    for seed in EQUAL_BUDGET_SEEDS:
+        label = "//stages/train:paper_%s_vanilla1_equal_s%d" % (HEADLINE, seed) if scale == "paper" else "//stages/train:quick_vanilla1"
+        out.append((label, "vanilla1_equal_s%d" % seed, "summary.json,curves.csv,params.h5"))
     return out
 
 def paper_targets(scale, collector):

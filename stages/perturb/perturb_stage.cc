@@ -85,7 +85,7 @@ void run_perturb(Stage& st) {
                {"init_std_W", std_W},
                {"init_std_V", std_V}};
   st.write_summary(s);
-  st.facts()["training_seconds"] = seconds;
+  st.timings()["training_seconds"] = seconds;
 }
 
 }  // namespace potts

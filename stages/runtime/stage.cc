@@ -117,6 +117,7 @@ nlohmann::json Stage::provenance(const std::string& target, const std::string& c
   for (const auto& [k, path] : outputs_)
     p["outputs"][k] = {{"path", location_independent(path)}, {"sha256", sha256_file(path)}};
   p["facts"] = facts_;
+  p["timings"] = timings_;
   p["code_version"] = code_version;
   p["tool_sha256"] = sha256_file("/proc/self/exe");
   p["toolchain"] = toolchain_versions();

@@ -51,8 +51,12 @@ class Stage {
   // Writes the summary JSON output "summary.json" (atomically).
   void write_summary(const nlohmann::json& summary);
 
-  // Extra facts recorded in the provenance record (e.g. throughput).
+  // Extra facts recorded in the provenance record: results of the run that
+  // depend only on its inputs (e.g. the calibrated beta) ...
   nlohmann::json& facts() { return facts_; }
+  // ... and measurements of the run itself (seconds, throughput), which
+  // differ between two runs of the same action (a volatile field).
+  nlohmann::json& timings() { return timings_; }
   void set_threads(int n) { threads_ = n; }
 
   // Called by run_stage after the body returns.
@@ -67,6 +71,7 @@ class Stage {
   std::map<std::string, std::string> inputs_, outputs_;
   std::set<std::string> handed_out_;
   nlohmann::json facts_ = nlohmann::json::object();
+  nlohmann::json timings_ = nlohmann::json::object();
   int threads_ = 1;
 };
 
@@ -92,8 +97,8 @@ nlohmann::json toolchain_versions();
 // same action (when and where it ran, and the commit it was built from);
 // every other field is a function of the action's inputs. Tests that compare
 // records from two runs (local and remote, two CPUs) drop exactly these.
-inline const char* const kVolatileProvenanceFields[] = {"finished_utc", "wall_seconds", "hardware_threads",
-                                                        "code_version"};
+inline const char* const kVolatileProvenanceFields[] = {"finished_utc", "wall_seconds", "timings",
+                                                        "hardware_threads", "code_version"};
 
 // A path as recorded in provenance: from its "bazel-out/" component on, so
 // that a record does not depend on where the action ran (an execution root,

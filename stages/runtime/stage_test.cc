@@ -33,14 +33,19 @@ TEST(VolatileFields, AreTheOnlyRunDependentFieldsOfARecord) {
   const std::string cfg = std::string(std::getenv("TEST_TMPDIR")) + "/t.json";
   write_text_atomic(cfg, "{}");
   Stage s("t", Config::load(cfg), 7, {}, {});
+  s.facts()["beta"] = 0.5;
+  s.timings()["training_seconds"] = 1.25;
   auto a = s.provenance("//t:a", "commit-a", 1.0, {"/w1/bazel-out/k8-opt/bin/t", "--status", "bazel-out/s.txt"});
-  auto b = s.provenance("//t:a", "commit-b", 2.0, {"/w2/build-9/bazel-out/k8-opt/bin/t"});
+  auto b_stage = s;
+  b_stage.timings()["training_seconds"] = 2.5;
+  auto b = b_stage.provenance("//t:a", "commit-b", 2.0, {"/w2/build-9/bazel-out/k8-opt/bin/t"});
   for (const char* f : kVolatileProvenanceFields) {
     EXPECT_TRUE(a.contains(f)) << f;
     a.erase(f);
     b.erase(f);
   }
   EXPECT_EQ(a, b);
+  EXPECT_EQ(a["facts"]["beta"], 0.5);
 }
 
 }  // namespace

@@ -164,9 +164,9 @@ void run_sample(Stage& st) {
   const SampleResult r = generate_sample(s, st.seed(), /*progress=*/true);
   write_sample_outputs(s, r, st.output("model.h5"), st.output("train.h5"), st.output("test.h5"),
                        st.output("summary.json"));
-  st.facts()["sampler_updates_per_second"] = r.stats.updates_per_second();
-  st.facts()["production_chain_seconds"] = r.stats.seconds;
-  st.facts()["production_chain_cpu_seconds"] = r.stats.cpu_seconds;
+  st.timings()["sampler_updates_per_second"] = r.stats.updates_per_second();
+  st.timings()["production_chain_seconds"] = r.stats.seconds;
+  st.timings()["production_chain_cpu_seconds"] = r.stats.cpu_seconds;
   st.facts()["beta"] = r.model.beta;
   st.facts()["hamming_distance"] = r.hamming_train;
   for (const auto& w : r.diagnostics.warnings) std::fprintf(stderr, "sample: WARNING: degenerate data: %s\n", w.c_str());

@@ -103,8 +103,8 @@ void run_train(Stage& st) {
         tro.layers >= 2 ? "mean of the last two layers' masked-position rows" : "the layer's masked-position rows";
   }
   st.write_summary(s);
-  st.facts()["training_seconds"] = seconds;
-  st.facts()["seconds_per_epoch"] = seconds / double(last.epoch);
+  st.timings()["training_seconds"] = seconds;
+  st.timings()["seconds_per_epoch"] = seconds / double(last.epoch);
 }
 
 }  // namespace potts
