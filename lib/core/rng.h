@@ -92,6 +92,7 @@ constexpr std::uint64_t kMasks = 12;
 constexpr std::uint64_t kGaussianTeacher = 20;
 constexpr std::uint64_t kGaussianData = 21;   // + realisation index << 16
 constexpr std::uint64_t kSubsets = 30;        // + realisation index << 16
+constexpr std::uint64_t kBootstrap = 40;      // resampling of realisations
 }  // namespace streams
 
 }  // namespace potts
