@@ -22,6 +22,19 @@ PERTURB_QUICK_SEEDS = [1, 2, 3]
 # alpha points k, k + chunks, ... of the model's grid), at both scales.
 GAUSSIAN_CHUNKS = 4
 
+# The Gaussian model's finite-size study: the sizes D at each scale and the
+# order of the fit in 1/D (the shift's expansion is in 1/(D (alpha - 1)), so
+# at alpha = 1.25 and D = 40 the 1/D^2 term is 10 % of the 1/D term: order
+# 2 at paper scale, with one degree of freedom left).
+FINITE_SIZE_D = {
+    "quick": [40, 80, 160],
+    "paper": [40, 80, 160, 320],
+}
+FINITE_SIZE_ORDER = {
+    "quick": 1,
+    "paper": 2,
+}
+
 # Figure 3 right: chunks of each sample-complexity experiment.
 # paper_<reading>_peak: the grid around the peak with ten times the
 # realisations, and on the headline reading 3000 for alpha = 1-2.

@@ -2,7 +2,12 @@
 
 #include <limits>
 
+#include <algorithm>
+#include <cmath>
+
+#include "lib/core/io.h"
 #include "lib/core/stats.h"
+#include "lib/potts/strength.h"
 #include "stages/runtime/sweep.h"
 
 namespace potts {
@@ -14,6 +19,19 @@ nlohmann::json stat(const std::vector<double>& x) {
   return {{"mean", m.mean}, {"se", m.se}, {"values", x}};
 }
 
+// The training loss a fraction f of the way through a run (the recorded
+// epoch nearest to f times the last one).
+double train_loss_at(const std::map<std::string, std::vector<double>>& curve, double f, const std::string& path) {
+  const auto& epoch = curve.at("epoch");
+  const auto& loss = curve.at("train_loss");
+  if (epoch.empty()) throw StageError(path + ": no epochs recorded");
+  const double target = f * epoch.back();
+  std::size_t k = 0;
+  for (std::size_t i = 1; i < epoch.size(); ++i)
+    if (std::abs(epoch[i] - target) < std::abs(epoch[k] - target)) k = i;
+  return loss[k];
+}
+
 }  // namespace
 
 void run_train_merge(Stage& st) {
@@ -23,15 +41,26 @@ void run_train_merge(Stage& st) {
   const double tol = cfg.number("stall_tolerance", 0.0, 10.0);
   cfg.finish();
 
-  CsvTable table({"model", "seed", "test_loss", "gap", "train_loss_all_positions", "reconstruction_error", "stalled"});
+  // A restart above the best by more than the tolerance either stalled (its
+  // training loss fell by less than the tolerance from half-way to 90 % of
+  // the run: a plateau) or ran out of budget (it was still falling when the
+  // learning rate ran out: "budget_limited").
+  CsvTable table({"model", "seed", "test_loss", "gap", "train_loss_all_positions", "reconstruction_error", "stalled",
+                  "budget_limited", "late_decrease", "strength_correlation"});
   nlohmann::json s;
   SharedOptimum optimum;
   for (std::size_t mi = 0; mi < models.size(); ++mi) {
     const std::string& m = models[mi];
-    std::vector<double> test, gap, train, erec;
+    std::vector<double> test, gap, train, erec, late, strength;
     std::string optimiser;
     for (std::int64_t seed : seeds) {
-      const std::string path = st.input(m + "_s" + std::to_string(seed) + "/summary.json");
+      const std::string run = m + "_s" + std::to_string(seed);
+      const std::string path = st.input(run + "/summary.json");
+      const std::string curves = st.input(run + "/curves.csv"), params = st.input(run + "/params.h5");
+      const auto curve = read_csv(curves);
+      late.push_back(train_loss_at(curve, 0.5, curves) - train_loss_at(curve, 0.9, curves));
+      strength.push_back(
+          strength_correlation(h5_read_matrix(params, "couplings_J"), h5_read_matrix(params, "attention_map")));
       const nlohmann::json j = read_json(path);
       const double opt = json_number(j, "optimal_test_loss", path);
       optimum.check(opt, path);
@@ -40,13 +69,23 @@ void run_train_merge(Stage& st) {
       train.push_back(json_number(j, "final_train_loss_all_positions", path));
       erec.push_back(json_number(j, "reconstruction_error", path));
       if (j.contains("optimiser") && j["optimiser"].is_string()) optimiser = j["optimiser"];
+      // The data's shape, the same for every run (claims use it).
+      for (const char* key : {"L", "C", "train_sequences"}) {
+        const double v = json_number(j, key, path);
+        if (s.contains(key) && s[key].get<double>() != v)
+          throw StageError(path + ": key '" + key + "' differs from the other runs' (" + format_number(v, 10) + ")");
+        s[key] = v;
+      }
     }
     const std::size_t best = best_restart(train);
-    std::size_t stalled = 0;
+    std::size_t stalled = 0, limited = 0;
     for (std::size_t r = 0; r < train.size(); ++r) {
-      const bool st_r = train[r] - train[best] > tol;
+      const bool behind = train[r] - train[best] > tol;
+      const bool st_r = behind && late[r] < tol, lim_r = behind && !st_r;
       stalled += st_r;
-      table.row({double(mi), double(seeds[r]), test[r], gap[r], train[r], erec[r], st_r ? 1.0 : 0.0});
+      limited += lim_r;
+      table.row({double(mi), double(seeds[r]), test[r], gap[r], train[r], erec[r], st_r ? 1.0 : 0.0,
+                 lim_r ? 1.0 : 0.0, late[r], strength[r]});
     }
     s[m] = {{"runs", seeds.size()},
             {"optimiser", optimiser},
@@ -56,15 +95,23 @@ void run_train_merge(Stage& st) {
             {"train_loss_all_positions", stat(train)},
             {"stalled", stalled},
             {"stall_fraction", double(stalled) / double(seeds.size())},
+            {"budget_limited", limited},
+            {"late_decrease", stat(late)},
+            {"strength_correlation", stat(strength)},
             {"best_seed", seeds[best]},
+            {"best_test_loss", test[best]},
             {"best_gap", gap[best]},
-            {"best_reconstruction_error", erec[best]}};
+            {"best_reconstruction_error", erec[best]},
+            {"best_strength_correlation", strength[best]}};
   }
   table.save(st.output("seeds.csv"));
   s["models"] = models;
   s["model_column"] = "seeds.csv column 'model' is the index into 'models'";
   s["seeds"] = seeds;
   s["stall_tolerance"] = tol;
+  s["stall_rule"] =
+      "behind the best restart's training loss by more than stall_tolerance; stalled if its training loss fell by "
+      "less than stall_tolerance from half-way to 90 % of the run, budget_limited otherwise";
   s["optimal_test_loss"] = optimum.value();
   st.write_summary(s);
 }
