@@ -5,7 +5,7 @@ load("@rules_cc//cc:defs.bzl", "cc_binary")
 load("//paper:results.bzl", "only_files", "results_index", "stage_fingerprints")
 load("//tools:stage.bzl", "stage")
 
-load("//paper:dag.bzl", "MODELS")
+load("//paper:dag.bzl", "FINITE_SIZE_D", "MODELS")
 load("//paper:readings.bzl", "DATA_SETS", "EQUAL_BUDGET_SEEDS", "HEADLINE", "PAPER_SEEDS", "READINGS", "REPLICATES")
 
 # Figures drawn once per scale, and the Potts figures drawn once per reading.
@@ -24,7 +24,10 @@ def paper_stages(scale):
         ("//stages/replica:" + scale, "replica", "summary.json,theory.csv"),
         ("//stages/diversity:" + scale, "diversity", "summary.json,*.csv"),
         ("//stages/claims:" + scale, "claims", "summary.json,claims.csv"),
+        ("//stages/gaussian_sim:%s_finite_size" % scale, "finite_size", "summary.json,finite_size.csv,extrapolation.csv"),
     ]
+    for D in FINITE_SIZE_D[scale]:
+        out.append(("//stages/gaussian_sim:%s_finite_size_d%d" % (scale, D), None, "summary.json,realisations.csv"))
     for fig in FIGURES:
         # Placeholder key: the figure's name ("fig_diversity" beside the
         # diversity stage's own "diversity").
@@ -48,6 +51,13 @@ def paper_stages(scale):
             for v in MODELS:
                 for seed in PAPER_SEEDS:
                     out.append(("//stages/train:paper_%s_%s_s%d" % (r, v, seed), None, "summary.json,curves.csv,params.h5"))
+    # The finite-sample excess of each data set's best factored restart.
+    if scale == "paper":
+        for d in DATA_SETS:
+            out.append(("//stages/train:paper_%s_excess" % d, d + "_excess", "summary.json"))
+    else:
+        out.append(("//stages/train:quick_excess", "h70_excess", "summary.json"))
+
     # The headline's data replicates (paper scale; at quick scale the one
     # quick data set stands for each): data, fits and merges.
     for d in REPLICATES:

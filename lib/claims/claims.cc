@@ -112,12 +112,12 @@ template <class PerSet, class PerSeed>
 Estimate across(const std::vector<DataSet>& sets, PerSet per_set, PerSeed per_seed) {
   if (sets.size() >= 2) {
     std::vector<double> x;
-    for (const auto& d : sets) x.push_back(per_set(d.train, d.perturb));
+    for (const auto& d : sets) x.push_back(per_set(d));
     Estimate e = estimate(x, "data replicates (best restart each)");
     return e;
   }
-  Estimate e = estimate(per_seed(sets.at(0).train, sets.at(0).perturb), "training seeds, one data set");
-  e.value = per_set(sets.at(0).train, sets.at(0).perturb);  // the best restart; the seeds give the spread
+  Estimate e = estimate(per_seed(sets.at(0)), "training seeds, one data set");
+  e.value = per_set(sets.at(0));  // the best restart; the seeds give the spread
   return e;
 }
 
@@ -161,10 +161,12 @@ std::vector<Cell> training_claims(const std::vector<DataSet>& sets, const Thresh
   // Claim 1 (figure 2a): gaps ε − ε* of the best restarts.
   auto gap_diff = [&](const std::string& a, const std::string& b) {
     return across(
-        sets, [&](const nlohmann::json& tr, const nlohmann::json&) {
+        sets, [&](const DataSet& ds) {
+          const auto& tr = ds.train;
           return model_runs(tr, a).best_gap - model_runs(tr, b).best_gap;
         },
-        [&](const nlohmann::json& tr, const nlohmann::json&) {
+        [&](const DataSet& ds) {
+          const auto& tr = ds.train;
           const auto ra = model_runs(tr, a), rb = model_runs(tr, b);
           std::vector<double> d;
           for (std::size_t k = 0; k < std::min(ra.gap.size(), rb.gap.size()); ++k) d.push_back(ra.gap[k] - rb.gap[k]);
@@ -178,24 +180,31 @@ std::vector<Cell> training_claims(const std::vector<DataSet>& sets, const Thresh
                             fmt("d = (ε−ε*) vanilla 1 − factored = %.4f ± %.4f nats", e.value, e.se), kCompareRule));
   }
   {
-    // 1b: the factored gap minus the excess a finite training set predicts.
-    auto excess = [](const nlohmann::json& tr) {
-      return finite_sample_excess(factored_d_eff(json_number(tr, "L", kCtx), json_number(tr, "C", kCtx)),
-                                  json_number(tr, "train_sequences", kCtx), json_number(tr, "L", kCtx));
-    };
+    // 1b: the factored gap minus the excess a finite training set implies
+    // (the sandwich estimate on the data set's best restart), with the
+    // parameter count's d_eff/(2ML) as a cross-check.
+    auto excess = [](const DataSet& d) { return json_number(d.excess, "excess_per_position", kCtx); };
     const Estimate e = across(
-        sets, [&](const nlohmann::json& tr, const nlohmann::json&) { return model_runs(tr, "factored").best_gap - excess(tr); },
-        [&](const nlohmann::json& tr, const nlohmann::json&) {
-          std::vector<double> d;
-          for (double g : model_runs(tr, "factored").gap) d.push_back(g - excess(tr));
-          return d;
+        sets, [&](const DataSet& d) { return model_runs(d.train, "factored").best_gap - excess(d); },
+        [&](const DataSet& d) {
+          std::vector<double> x;
+          for (double g : model_runs(d.train, "factored").gap) x.push_back(g - excess(d));
+          return x;
         });
-    const double E = excess(sets.at(0).train);
-    out.push_back(make_cell(
-        "1b", "factored attention reaches ε* (up to the excess a finite training set implies)", e,
-        absence(e.value, e.se, crit_of(e)),
-        fmt3("d = (ε−ε*) − d_eff/(2ML) = %.4f ± %.4f nats (expected excess %.4f)", e.value, e.se, E),
-        "holds unless d > t·s.e. (one-sided t-test at 5 %); d_eff = L(L−1) + C² − C − 1"));
+    std::vector<double> E, count;
+    for (const auto& d : sets) {
+      E.push_back(excess(d));
+      count.push_back(finite_sample_excess(factored_d_eff(json_number(d.train, "L", kCtx), json_number(d.train, "C", kCtx)),
+                                           json_number(d.train, "train_sequences", kCtx), json_number(d.train, "L", kCtx)));
+    }
+    char buf[260];
+    std::snprintf(buf, sizeof buf,
+                  "d = (ε−ε*) − tr(H⁻¹G)/(2ML) = %.4f ± %.4f nats (expected excess %.4f; parameter count %.4f)", e.value,
+                  e.se, mean_se(E).mean, mean_se(count).mean);
+    out.push_back(make_cell("1b", "factored attention reaches ε* (up to the excess a finite training set implies)", e,
+                            absence(e.value, e.se, crit_of(e)), buf,
+                            "holds unless d > t·s.e. (one-sided t-test at 5 %); the excess from the sandwich "
+                            "tr(H⁻¹G)/(2ML) at the best restart, d_eff = L(L−1) + C² − C − 1 as a cross-check"));
   }
   {
     const Estimate e = gap_diff("vanilla1", "vanilla3");
@@ -207,8 +216,10 @@ std::vector<Cell> training_claims(const std::vector<DataSet>& sets, const Thresh
   // Claim 2 (figures 2b, 2c).
   {
     const Estimate e = across(
-        sets, [&](const nlohmann::json& tr, const nlohmann::json&) { return model_runs(tr, "factored").best_erec; },
-        [&](const nlohmann::json& tr, const nlohmann::json&) { return model_runs(tr, "factored").erec; });
+        sets, [&](const DataSet& ds) {
+          const auto& tr = ds.train; return model_runs(tr, "factored").best_erec; },
+        [&](const DataSet& ds) {
+          const auto& tr = ds.train; return model_runs(tr, "factored").erec; });
     out.push_back(make_cell("2a", "factored attention recovers J (e_rec near 0)", e,
                             level(e.value, e.se, crit_of(e), th.erec_good, th.erec_bad),
                             fmt("e_rec factored = %.3f ± %.2g", e.value, e.se),
@@ -218,11 +229,13 @@ std::vector<Cell> training_claims(const std::vector<DataSet>& sets, const Thresh
   {
     const Estimate e = across(
         sets,
-        [&](const nlohmann::json& tr, const nlohmann::json&) {
+        [&](const DataSet& ds) {
+          const auto& tr = ds.train;
           return model_runs(tr, "factored").best_strength -
                  std::max(model_runs(tr, "vanilla1").best_strength, model_runs(tr, "vanilla3").best_strength);
         },
-        [&](const nlohmann::json& tr, const nlohmann::json&) {
+        [&](const DataSet& ds) {
+          const auto& tr = ds.train;
           const auto f = model_runs(tr, "factored"), v1 = model_runs(tr, "vanilla1"), v3 = model_runs(tr, "vanilla3");
           std::vector<double> d;
           for (std::size_t k = 0; k < std::min({f.strength.size(), v1.strength.size(), v3.strength.size()}); ++k)
@@ -242,11 +255,13 @@ std::vector<Cell> training_claims(const std::vector<DataSet>& sets, const Thresh
   {
     const Estimate e = across(
         sets,
-        [&](const nlohmann::json&, const nlohmann::json& pe) {
+        [&](const DataSet& ds) {
+          const auto& pe = ds.perturb;
           const auto b = perturb_best(pe);
           return *std::min_element(b.begin() + 1, b.end()) - b[0];
         },
-        [&](const nlohmann::json&, const nlohmann::json& pe) {
+        [&](const DataSet& ds) {
+          const auto& pe = ds.perturb;
           const auto s = perturb_seeds(pe);
           std::vector<double> d;
           for (std::size_t k = 0; k < s[0].size(); ++k) {
@@ -263,11 +278,13 @@ std::vector<Cell> training_claims(const std::vector<DataSet>& sets, const Thresh
   {
     const Estimate e = across(
         sets,
-        [&](const nlohmann::json&, const nlohmann::json& pe) {
+        [&](const DataSet& ds) {
+          const auto& pe = ds.perturb;
           const auto b = perturb_best(pe);
           return b.back() - b[0];
         },
-        [&](const nlohmann::json&, const nlohmann::json& pe) {
+        [&](const DataSet& ds) {
+          const auto& pe = ds.perturb;
           const auto s = perturb_seeds(pe);
           std::vector<double> d;
           for (std::size_t k = 0; k < s[0].size(); ++k) d.push_back(s.back().at(k) - s[0][k]);

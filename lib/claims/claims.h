@@ -65,10 +65,11 @@ struct Thresholds {
 };
 
 // One data set's merged training and perturbation results (summaries of
-// the train and perturb merges).
+// the train and perturb merges) and the finite-sample excess of its best
+// factored restart (the factored_excess stage's summary).
 struct DataSet {
   std::string name;
-  nlohmann::json train, perturb;
+  nlohmann::json train, perturb, excess;
 };
 
 // The expected excess test loss per position of a model with d_eff free

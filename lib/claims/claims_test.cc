@@ -68,6 +68,7 @@ DataSet paper_like(double shift) {
                    {"best_test_loss", 1.0 + a + shift},
                    {"test_losses", {1.0 + a + shift, 1.0 + a + 2 * shift, 1.0 + a}}});
   d.perturb = {{"points", pts}};
+  d.excess = {{"excess_per_position", e}};
   return d;
 }
 

@@ -37,7 +37,8 @@ void run_claims(Stage& st) {
     const std::string& R = readings[r];
     std::vector<claims::DataSet> sets;
     for (const auto& d : sets_of.at(R))
-      sets.push_back({d, read_json(st.input(d + "_train/summary.json")), read_json(st.input(d + "_perturb/summary.json"))});
+      sets.push_back({d, read_json(st.input(d + "_train/summary.json")), read_json(st.input(d + "_perturb/summary.json")),
+                      read_json(st.input(d + "_excess/summary.json"))});
     auto cells = claims::training_claims(sets, t);
     // Claim 5 from the experiment around the peak when there is one.
     const std::string pk = st.inputs().count(R + "_peak/summary.json") ? R + "_peak" : R + "_potts";

@@ -1,0 +1,43 @@
+#include "stages/train/factored_excess_stage.h"
+
+#include "lib/core/io.h"
+#include "lib/estimators/finite_sample_excess.h"
+#include "lib/potts/sample_data.h"
+
+namespace potts {
+
+void run_factored_excess(Stage& st) {
+  Config& cfg = st.config();
+  const double step = cfg.number_open("step", 0.0, 1.0);
+  const double tol = cfg.number_open("rank_tolerance", 0.0, 1.0);
+  const SampleData data = read_sample_data(st.input("sample/model.h5"), st.input("sample/train.h5"),
+                                           st.input("sample/test.h5"));
+  const arma::uword L = data.truth.L(), C = data.truth.C();
+  const nn::SequenceSet train = nn::to_sequence_set(data.train, C, st.input("sample/train.h5"));
+  // The best restart, as the train merge chose it (lowest training loss).
+  const std::string merge = st.input("merge/summary.json");
+  const auto best = read_json(merge).at("factored").at("best_seed").get<std::int64_t>();
+  const std::string params = st.input("factored_s" + std::to_string(best) + "/params.h5");
+  nn::FactoredAttention fa(L, C);
+  fa.A = h5_read_matrix(params, "A");
+  fa.V = h5_read_matrix(params, "V");
+  if (fa.A.n_rows != L || fa.A.n_cols != L || fa.V.n_rows != C || fa.V.n_cols != C)
+    throw StageError(params + ": datasets 'A' and 'V' must be " + std::to_string(L) + " x " + std::to_string(L) +
+                     " and " + std::to_string(C) + " x " + std::to_string(C) + " (the sample's L and C)");
+  const FiniteSampleExcess e = finite_sample_excess(fa, train, step, tol);
+  const double d_eff = double(L * (L - 1) + C * C - C - 1);
+  nlohmann::json s;
+  s["seed"] = best;
+  s["excess_per_position"] = e.excess_per_position;
+  s["trace"] = e.trace;
+  s["rank"] = e.rank;
+  s["d_eff"] = d_eff;
+  s["count_excess_per_position"] = d_eff / (2.0 * double(train.M) * double(L));
+  s["gradient_norm"] = e.gradient_norm;
+  s["train_sequences"] = train.M;
+  s["L"] = L;
+  s["C"] = C;
+  st.write_summary(s);
+}
+
+}  // namespace potts
