@@ -135,8 +135,16 @@ double summary_number(const Stage& st, Config c, const std::string& what) {
 struct Series {
   std::string title;
   bool optional = false;  // may have no rows (e.g. a sweep with no identity-U points at quick scale)
-  std::vector<double> x, y, err, n;
+  std::vector<double> x, y, err, n, lo, hi;
 };
+
+// The q-quantile of sorted values (linear interpolation between ranks).
+double quantile_sorted(const std::vector<double>& v, double q) {
+  const double r = q * double(v.size() - 1);
+  const auto i = std::size_t(std::floor(r));
+  if (i + 1 >= v.size()) return v.back();
+  return v[i] + (r - double(i)) * (v[i + 1] - v[i]);
+}
 
 std::string fmt(double v) {
   char buf[40];
@@ -155,6 +163,11 @@ Series read_series(const Stage& st, Config c) {
   // any averaging (e.g. test_loss - optimal_test_loss: the gap to ε*).
   const std::string mcol = c.has("y_minus") ? c.string("y_minus") : "";
   const bool average = c.has("average") ? c.boolean("average") : ecol.empty();
+  // Per x, when averaging: the centre ("mean", or "median") and the band
+  // (lo, hi) drawn around it: the standard error ("se"), the quartiles
+  // ("quartiles") or the smallest and largest value ("range").
+  const std::string statistic = c.has("statistic") ? c.choice("statistic", {"mean", "median"}) : "mean";
+  const std::string spread = c.has("spread") ? c.choice("spread", {"se", "quartiles", "range"}) : "se";
   s.optional = c.has("optional") && c.boolean("optional");
   std::vector<double> xs, ys, es;
   // An optional series may also lack its input altogether (e.g. the refined
@@ -188,6 +201,8 @@ Series read_series(const Stage& st, Config c) {
       s.y.push_back(ys[i]);
       s.err.push_back(es.empty() ? 0.0 : es[i]);
       s.n.push_back(1);
+      s.lo.push_back(s.y.back() - s.err.back());
+      s.hi.push_back(s.y.back() + s.err.back());
     }
     return s;
   }
@@ -197,10 +212,22 @@ Series read_series(const Stage& st, Config c) {
     std::size_t b = a;
     while (b < order.size() && xs[order[b]] == xs[order[a]]) at_x.push_back(ys[order[b++]]);
     const MeanSe m = mean_se(at_x);
+    std::vector<double> sorted = at_x;
+    std::sort(sorted.begin(), sorted.end());
     s.x.push_back(xs[order[a]]);
-    s.y.push_back(m.mean);
+    s.y.push_back(statistic == "median" ? quantile_sorted(sorted, 0.5) : m.mean);
     s.err.push_back(m.n > 1 ? m.se : 0.0);
     s.n.push_back(double(m.n));
+    if (spread == "quartiles") {
+      s.lo.push_back(quantile_sorted(sorted, 0.25));
+      s.hi.push_back(quantile_sorted(sorted, 0.75));
+    } else if (spread == "range") {
+      s.lo.push_back(sorted.front());
+      s.hi.push_back(sorted.back());
+    } else {
+      s.lo.push_back(s.y.back() - s.err.back());
+      s.hi.push_back(s.y.back() + s.err.back());
+    }
     a = b;
   }
   return s;
@@ -243,7 +270,7 @@ Plot xy_figure(Stage& st, Config& cfg, const std::map<std::string, provenance::S
     // titles may quote the inputs as captions do ("{{potts.realisations}} realisations")
     s.title = fill_text(s.title, docs, cfg.origin() + " series '" + ids[i] + "' title");
     std::ostringstream block;
-    block << "# series " << i << ": " << s.title << "\n# x y err n\n";
+    block << "# series " << i << ": " << s.title << "\n# x y err n lo hi\n";
     // The summary keeps what the text quotes: the last point and the
     // extremes (e.g. where a curve peaks); the .dat file has every point.
     nlohmann::json info = {{"name", names[i]}, {"title", s.title}, {"points", 0}};
@@ -254,7 +281,8 @@ Plot xy_figure(Stage& st, Config& cfg, const std::map<std::string, provenance::S
     for (std::size_t k = 0; k < s.x.size(); ++k) {
       const double y = s.y[k] - subtract;
       if (positive_only && !(y > 0)) continue;  // log axis: drop points at or below zero
-      block << fmt(s.x[k]) << " " << fmt(y) << " " << fmt(s.err[k]) << " " << fmt(s.n[k]) << "\n";
+      block << fmt(s.x[k]) << " " << fmt(y) << " " << fmt(s.err[k]) << " " << fmt(s.n[k]) << " "
+            << fmt(s.lo[k] - subtract) << " " << fmt(s.hi[k] - subtract) << "\n";
       if (!count || y < info["min"]["y"].get<double>()) info["min"] = point(k, y);
       if (!count || y > info["max"]["y"].get<double>()) info["max"] = point(k, y);
       if (!count) info["first"] = point(k, y);
@@ -262,7 +290,7 @@ Plot xy_figure(Stage& st, Config& cfg, const std::map<std::string, provenance::S
       info["points"] = ++count;
     }
     if (!count && !s.optional) throw StageError(cfg.origin() + ": series '" + s.title + "' has no points to draw");
-    if (!count) block << "NaN NaN NaN 0\n";  // an empty block would shift gnuplot's index numbering
+    if (!count) block << "NaN NaN NaN 0 NaN NaN\n";  // an empty block would shift gnuplot's index numbering
     // A series with nothing drawn gets no key entry (gnuplot: title '').
     titles.push_back(gp_string(count ? s.title : ""));
     if (i) p.data += "\n\n";
@@ -284,6 +312,17 @@ Plot xy_figure(Stage& st, Config& cfg, const std::map<std::string, provenance::S
     p.summary["power_law_coefficient"] = coef;
   }
   p.vars += "power_coef = " + gp_number(coef) + "; ";
+  // "numbers": {"name": {"key": .., "field": ..}}: upstream summary values
+  // the script uses by name (e.g. L and C for a theory curve).
+  if (cfg.has("numbers")) {
+    Config nums = cfg.section("numbers");
+    for (const auto& [name, v] : nums.json().items()) {
+      const double x = summary_number(st, nums.section(name), "numbers." + name);
+      p.summary["numbers"][name] = x;
+      p.vars += name + " = " + gp_number(x) + "; ";
+    }
+    nums.finish();
+  }
   return p;
 }
 
@@ -303,12 +342,16 @@ Plot heatmap_figure(Stage& st, Config& cfg) {
   const arma::mat J = h5_read_matrix(jpath, jc.string("dataset"));
   const std::string jtitle = jc.string("title");
   jc.finish();
+  // "own_scale": each map drawn as it is on its own colour range (a softmax
+  // map is positive and need not resemble J's scale); otherwise as c·A on
+  // J's symmetric range.
+  const bool own_scale = cfg.has("own_scale") && cfg.boolean("own_scale");
   if (J.n_rows != J.n_cols) throw StageError(jpath + ": couplings are not square");
   arma::mat Jshow = J;
   Jshow.diag().zeros();
   double cbmax = arma::abs(Jshow).max();
   std::vector<arma::mat> shown{Jshow};
-  std::vector<std::string> titles{gp_string(jtitle)}, erec{"0.0"};
+  std::vector<std::string> titles{gp_string(jtitle)}, erec{"0.0"}, lows{"0.0"}, highs{"0.0"};
   nlohmann::json maps = nlohmann::json::array();
   // "maps": {"1_factored": {...}, ...}, drawn in key order after J.
   Config list = cfg.section("maps");
@@ -327,10 +370,14 @@ Plot heatmap_figure(Stage& st, Config& cfg) {
     // Drawn at its least-squares scale c, with its e_rec (paper/spec.md §2).
     const Reconstruction rec = reconstruct(J, A);
     const double c_ls = rec.scale, e = rec.error;
-    arma::mat S = c_ls * A;
+    arma::mat S = own_scale ? A : arma::mat(c_ls * A);
     S.diag().zeros();
+    arma::mat off = S;
+    off.diag().fill(S.n_rows > 1 ? S(0, 1) : 0.0);  // the range over i != j only
+    lows.push_back(gp_number(own_scale ? off.min() : 0.0));
+    highs.push_back(gp_number(own_scale ? off.max() : 0.0));
     shown.push_back(S);
-    cbmax = std::max(cbmax, arma::abs(S).max());
+    if (!own_scale) cbmax = std::max(cbmax, arma::abs(S).max());
     titles.push_back(gp_string(title));
     erec.push_back(gp_number(e));
     maps.push_back({{"title", title}, {"scale_c", c_ls}, {"reconstruction_error", e}});
@@ -342,8 +389,10 @@ Plot heatmap_figure(Stage& st, Config& cfg) {
   }
   p.summary["maps"] = maps;
   p.summary["colour_range"] = cbmax;
-  p.vars += gp_array("titles", titles) + gp_array("erec", erec) + "n_maps = " + std::to_string(shown.size()) +
-            "; cbmax = " + gp_number(cbmax) + "; L = " + std::to_string(J.n_rows) + "; ";
+  p.summary["own_scale"] = own_scale;
+  p.vars += gp_array("titles", titles) + gp_array("erec", erec) + gp_array("map_lo", lows) +
+            gp_array("map_hi", highs) + "own_scale = " + (own_scale ? "1" : "0") + "; n_maps = " +
+            std::to_string(shown.size()) + "; cbmax = " + gp_number(cbmax) + "; L = " + std::to_string(J.n_rows) + "; ";
   return p;
 }
 

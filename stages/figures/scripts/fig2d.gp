@@ -1,5 +1,5 @@
-# Figure 2d: final test loss ε against the perturbation a (paper/spec.md §3), mean and
-# standard error over seeds; a = 0 is factored attention. ε* dashed.
+# Figure 2d: final test loss ε against the perturbation a (paper/spec.md §3):
+# every seed, the best restart's line, mean ± s.e.; a = 0 is factored attention. ε* dashed.
 # Run after common.gp (caption, grid, bottom margin).
 set key outside top center horizontal Left reverse maxcols 3 samplen 1.5 width -2 font ',7'
 set xlabel 'perturbation a'
@@ -8,5 +8,8 @@ set ylabel 'test loss ε (nats)'
 # points' error bars are not cut by the border).
 set autoscale xfix
 set offsets graph 0.02, graph 0.02, graph 0.05, graph 0.05
-plot datafile index 0 using 1:2:3 with yerrorlines pt 7 ps 0.6 lw 1.5 lc rgb '#0072b2' title titles[1], \
+# 1: the best restart at each a (the protocol); 2: every seed; 3: mean ± s.e.
+plot datafile index 2 using 1:2:3 with yerrorbars pt 1 ps 0.5 lw 0.8 lc rgb '#999999' title titles[3], \
+     datafile index 1 using 1:2 with points pt 6 ps 0.6 lc rgb '#d55e00' title titles[2], \
+     datafile index 0 using 1:2 with linespoints pt 7 ps 0.6 lw 1.5 lc rgb '#0072b2' title titles[1], \
      (has_hline ? hline : NaN) with lines dt 2 lw 1.5 lc rgb 'black' title 'ε*'
