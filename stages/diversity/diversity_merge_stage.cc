@@ -60,6 +60,12 @@ void run_diversity_merge(Stage& st) {
     for (auto& p : rows) t.row(p.row);
     t.save(st.output(kind == "gaussian" ? "diversity.csv" : "diversity_identity.csv"));
     if (kind != "gaussian") continue;
+    // The Gaussian-U points whose data did not mix (degenerate, as the
+    // diagnostics define it), in diversity.csv's columns, for the figure.
+    CsvTable bad(cols);
+    for (auto& p : rows)
+      if (p.degenerate) bad.row(p.row);
+    bad.save(st.output("diversity_degenerate.csv"));
     CsvTable v({"hamming", "lambda", "plm_validation_loss", "fa_validation_loss"});
     for (auto& p : rows)
       for (std::size_t g = 0; g < p.grid.size(); ++g)
