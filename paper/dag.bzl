@@ -58,3 +58,8 @@ DIVERSITY_POINTS = {
         "identity_30",
     ],
 }
+
+# Figure 3 right's initial decay (claim 5c), investigated on the headline
+# data: variants of the estimator at the smallest M
+# (stages/potts_alpha/configs/initial_<variant>.json).
+INITIAL_DECAY = ["start_small_V", "ridge_1e-2"]

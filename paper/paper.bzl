@@ -5,7 +5,7 @@ load("@rules_cc//cc:defs.bzl", "cc_binary")
 load("//paper:results.bzl", "only_files", "results_index", "stage_fingerprints")
 load("//tools:stage.bzl", "stage")
 
-load("//paper:dag.bzl", "FINITE_SIZE_D", "MODELS")
+load("//paper:dag.bzl", "FINITE_SIZE_D", "INITIAL_DECAY", "MODELS")
 load("//paper:readings.bzl", "DATA_SETS", "EQUAL_BUDGET_SEEDS", "HEADLINE", "PAPER_SEEDS", "READINGS", "REPLICATES")
 
 # Figures drawn once per scale, and the Potts figures drawn once per reading.
@@ -51,6 +51,11 @@ def paper_stages(scale):
             for v in MODELS:
                 for seed in PAPER_SEEDS:
                     out.append(("//stages/train:paper_%s_%s_s%d" % (r, v, seed), None, "summary.json,curves.csv,params.h5"))
+    # The initial decay's investigation (paper scale only).
+    if scale == "paper":
+        for v in INITIAL_DECAY:
+            out.append(("//stages/potts_alpha:paper_%s_initial_%s" % (HEADLINE, v), None, "summary.json,potts_alpha.csv,realisations.csv"))
+
     # The finite-sample excess of each data set's best factored restart.
     if scale == "paper":
         for d in DATA_SETS:

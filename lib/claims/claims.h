@@ -91,6 +91,10 @@ std::vector<Cell> sample_complexity_claims(const nlohmann::json& potts,
                                            const std::map<std::string, std::vector<double>>& realisations,
                                            std::uint64_t seed, int boot);
 
+// Claim 5c alone, on any potts_alpha merge summary (the investigation of
+// the initial decay runs it on variants of the estimator).
+Cell initial_decay(const nlohmann::json& potts);
+
 // Claim 4 (figure 3 left), independent of the Potts data: the replica and
 // gaussian_sim summaries and the finite-size study's merge summary.
 std::vector<Cell> gaussian_claims(const nlohmann::json& replica, const nlohmann::json& simulation,

@@ -49,6 +49,15 @@ void run_claims(Stage& st) {
     s["data_sets"][R] = sets_of.at(R);
     for (std::size_t k = 0; k < cells.size(); ++k) record(R, double(r), k, cells[k]);
   }
+  // The initial decay's investigation (optional inputs initial_<variant>).
+  for (const auto& [key, path] : st.inputs()) {
+    const std::string prefix = "initial_", suffix = "/summary.json";
+    if (key.rfind(prefix, 0) != 0 || key.size() <= suffix.size() ||
+        key.compare(key.size() - suffix.size(), suffix.size(), suffix) != 0)
+      continue;
+    const std::string variant = key.substr(prefix.size(), key.size() - prefix.size() - suffix.size());
+    s["initial_decay"][variant] = claims::to_json(claims::initial_decay(read_json(path)));
+  }
   for (const auto& c : claims::gaussian_claims(read_json(st.input("replica/summary.json")),
                                                read_json(st.input("sim/summary.json")),
                                                read_json(st.input("finite/summary.json"))))
