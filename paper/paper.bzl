@@ -61,7 +61,9 @@ def paper_stages(scale):
         for d in DATA_SETS:
             out.append(("//stages/train:paper_%s_excess" % d, d + "_excess", "summary.json"))
     else:
-        out.append(("//stages/train:quick_excess", "h70_excess", "summary.json"))
+        # The one quick data set stands for every data set.
+        for d in ["h70"] + REPLICATES:
+            out.append(("//stages/train:quick_excess", d + "_excess", "summary.json"))
 
     # The headline's data replicates (paper scale; at quick scale the one
     # quick data set stands for each): data, fits and merges.

@@ -107,6 +107,8 @@ void run_gaussian_finite_size_merge(Stage& st) {
                           {"chi2_terms", chi2_terms[i]},
                           {"max_abs_z_eps_vs_exact", z_exact[i]},
                           {"max_rel_m_vs_exact", m_exact[i]}});
+  s["smallest"] = s["sizes"].front();
+  s["largest"] = s["sizes"].back();
   st.write_summary(s);
 }
 

@@ -23,7 +23,15 @@ colours = '#0072b2 #d55e00 #009e73 #cc79a7'
 # Series 1-3: the models (mean over seeds, band lowest to highest seed);
 # 4-9: the data replicates' means (two per model, headline data only);
 # dashed: the expected finite-sample excess of factored attention.
-plot for [i=1:3] datafile index (i-1) using 1:5:6 with filledcurves fs transparent solid 0.18 noborder lc rgb word(colours, i) notitle, \
-     for [i=1:3] datafile index (i-1) using 1:2 with lines lw 1.5 lc rgb word(colours, i) title titles[i], \
-     for [k=4:9] datafile index (k-1) using 1:2 with lines lw 0.6 lc rgb word(colours, (k-2)/2) title (k == 4 && titles[4] ne '' ? 'data replicates' : ''), \
-     (has_hline ? hline : NaN) with lines dt 2 lw 1.2 lc rgb word(colours, 1) title 'expected finite-sample excess'
+nm = (n_series < 3) ? n_series : 3
+excess_title = has_hline ? 'expected finite-sample excess' : ''
+if (n_series >= 9) {
+  plot for [i=1:nm] datafile index (i-1) using 1:5:6 with filledcurves fs transparent solid 0.18 noborder lc rgb word(colours, i) notitle, \
+       for [i=1:nm] datafile index (i-1) using 1:2 with lines lw 1.5 lc rgb word(colours, i) title titles[i], \
+       for [k=4:9] datafile index (k-1) using 1:2 with lines lw 0.6 lc rgb word(colours, (k-2)/2) title ((k == 4 && titles[4] ne '') ? 'data replicates' : ''), \
+       (has_hline ? hline : NaN) with lines dt 2 lw 1.2 lc rgb word(colours, 1) title excess_title
+} else {
+  plot for [i=1:nm] datafile index (i-1) using 1:5:6 with filledcurves fs transparent solid 0.18 noborder lc rgb word(colours, i) notitle, \
+       for [i=1:nm] datafile index (i-1) using 1:2 with lines lw 1.5 lc rgb word(colours, i) title titles[i], \
+       (has_hline ? hline : NaN) with lines dt 2 lw 1.2 lc rgb word(colours, 1) title excess_title
+}
