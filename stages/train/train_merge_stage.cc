@@ -22,9 +22,11 @@ nlohmann::json stat(const std::vector<double>& x) {
 // The training loss a fraction f of the way through a run (the recorded
 // epoch nearest to f times the last one).
 double train_loss_at(const std::map<std::string, std::vector<double>>& curve, double f, const std::string& path) {
+  for (const char* col : {"epoch", "train_loss"})
+    if (!curve.count(col)) throw StageError(path + ": no column '" + col + "'");
   const auto& epoch = curve.at("epoch");
   const auto& loss = curve.at("train_loss");
-  if (epoch.empty()) throw StageError(path + ": no epochs recorded");
+  if (epoch.empty() || loss.size() != epoch.size()) throw StageError(path + ": no epochs recorded");
   const double target = f * epoch.back();
   std::size_t k = 0;
   for (std::size_t i = 1; i < epoch.size(); ++i)

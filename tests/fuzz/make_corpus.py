@@ -6,7 +6,8 @@ corpus/config_<stage>/config.json   a valid configuration of the stage, plus
   inputs/<key>                      the inputs it reads before its config;
 corpus/merge_<stage>/config.json    a merge's configuration, plus
   inputs/<key>                      every CSV and JSON input it reads
-                                    (shrunk where the merge allows).
+                                    (shrunk where the merge allows), and
+                                    the HDF5 files it needs, as built.
 """
 import csv, io, json, os, shutil, sys
 
@@ -71,6 +72,10 @@ for m in ("factored", "vanilla1"):
     for s in (1, 2):
         d = "stages/train/quick_%s%s/" % (m, "" if s == 1 else "_s2")
         put("merge_train", "inputs/%s_s%d/summary.json" % (m, s), built(d + "summary.json"))
+        put("merge_train", "inputs/%s_s%d/curves.csv" % (m, s), built(d + "curves.csv"))
+        # The maps the merge scores (binary, copied; not mutated).
+        shutil.copyfile(os.path.join(bin_dir, d + "params.h5"),
+                        os.path.join(out, "merge_train", "inputs/%s_s%d/params.h5" % (m, s)))
 
 put("merge_potts_alpha", "config.json", src("stages/potts_alpha/configs/merge.json"))
 plan = json.loads(built("stages/potts_alpha/quick_plan/summary.json"))
