@@ -1,5 +1,7 @@
 #include "stages/claims/claims_stage.h"
 
+#include <cstdio>
+
 #include "lib/claims/claims.h"
 #include "lib/core/io.h"
 
@@ -22,16 +24,26 @@ void run_claims(Stage& st) {
 
   nlohmann::json s;
   s["table"] = nlohmann::json::array();
-  CsvTable csv({"reading", "claim", "verdict", "value", "se"});
-  auto code = [](claims::Verdict v) {
-    return v == claims::Verdict::kHolds ? 0.0 : v == claims::Verdict::kUndecided ? 1.0 : 2.0;
+  // claims.csv: one row per verdict, with names, so that a spreadsheet or
+  // pandas reads it without this code (RFC 4180 quoting).
+  auto quoted = [](const std::string& x) {
+    std::string q = "\"";
+    for (char ch : x) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+    return q + "\"";
   };
-  auto record = [&](const std::string& R, double r_index, std::size_t k, const claims::Cell& c) {
+  std::string csv = "reading,claim,statement,verdict,value,se,basis,number,rule\n";
+  auto add_row = [&](const std::string& R, const claims::Cell& c) {
+    char num[64];
+    std::snprintf(num, sizeof num, "%.10g,%.10g", c.value, c.se);
+    csv += R + "," + c.id + "," + quoted(c.statement) + "," + claims::to_string(c.verdict) + "," + num + "," +
+           quoted(c.basis) + "," + quoted(c.number) + "," + quoted(c.rule) + "\n";
+  };
+  auto record = [&](const std::string& R, double, std::size_t, const claims::Cell& c) {
     s[R][c.id] = claims::to_json(c);
     nlohmann::json row = claims::to_json(c);
     row["reading"] = R;
     s["table"].push_back(row);
-    csv.row({r_index, double(k), code(c.verdict), c.value, c.se});
+    add_row(R, c);
   };
   for (std::size_t r = 0; r < readings.size(); ++r) {
     const std::string& R = readings[r];
@@ -61,11 +73,14 @@ void run_claims(Stage& st) {
   for (const auto& c : claims::gaussian_claims(read_json(st.input("replica/summary.json")),
                                                read_json(st.input("sim/summary.json")),
                                                read_json(st.input("finite/summary.json"))))
+  {
     s["gaussian"][c.id] = claims::to_json(c);
+    add_row("gaussian", c);
+  }
   s["readings"] = readings;
   s["thresholds"] = {{"erec_good", t.erec_good}, {"erec_bad", t.erec_bad}};
   s["bootstrap_resamples"] = boot;
-  csv.save(st.output("claims.csv"));
+  write_text_atomic(st.output("claims.csv"), csv);
   st.write_summary(s);
 }
 

@@ -1,17 +1,17 @@
-// Claims stage (paper/paper.md, "Claims by reading"): the verdict on each of
-// the paper's claims for each reading of the data regime, with the number
-// behind it and its standard error (lib/claims/claims.h states the rules).
+// Claims stage (paper/paper.md, "Claims"): the verdict on each of the
+// paper's claims for each regime of the data, with the number behind it, its
+// standard error and its basis (lib/claims/claims.h states the rules).
 //
-// Inputs:  <reading>_train/summary.json, <reading>_perturb/summary.json,
-//          <reading>_potts/summary.json and realisations.csv for every
-//          reading in the config, and <reading>_peak/ (the same files of the
-//          experiment around the peak, used for claim 5 when present);
-//          replica/summary.json, sim/summary.json.
-// Config:  {"readings": [...], "bootstrap_resamples": n,
-//           "thresholds": {"gap_good", "gap_bad", "erec_good", "erec_bad"}}
+// Inputs:  <set>_train/, <set>_perturb/ and <set>_excess/ summaries for every
+//          data set of every regime (config "data_sets"); <reading>_potts/
+//          or <reading>_peak/ (summary.json, realisations.csv) for claim 5;
+//          initial_<variant>/summary.json (optional: the initial decay's
+//          variants); replica/, sim/ and finite/ summaries for claim 4.
+// Config:  {"readings": [...], "data_sets": {<reading>: [sets]},
+//           "bootstrap_resamples": n, "thresholds": {"erec_good", "erec_bad"}}
 // Outputs: summary.json: {<reading>: {<claim id>: cell}, "gaussian": {...},
-//          "table": [rows]}, claims.csv (reading index, claim, verdict code
-//          0 holds / 1 weak / 2 does not hold, value, se).
+//          "initial_decay": {...}, "table": [rows]}; claims.csv with names:
+//          reading, claim, statement, verdict, value, se, basis, number, rule.
 #pragma once
 #include "stages/runtime/stage.h"
 
