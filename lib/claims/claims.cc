@@ -352,11 +352,20 @@ Cell initial_decay(const nlohmann::json& potts) {
   const double d = mean.front() - mean[dip], s = dip == 0 ? se.front() : std::hypot(se.front(), se[dip]);
   Estimate e{d, s, 0, "realisations (random training subsets and initialisations; one data pool)"};
   char buf[200];
+  // A curve whose largest mean is its first point never rises at all: the
+  // claim's "rises from the smallest α" fails whatever the noise.
+  if (k == 0) {
+    std::snprintf(buf, sizeof buf, "the largest mean is at the smallest α = %g: the curve never rises", alpha[0]);
+    return make_cell("5c", "the test loss rises from the smallest α (no initial decay)", e, Verdict::kDoesNotHold, buf,
+                     "does not hold if the largest mean is at the smallest α; otherwise holds unless d > z·s.e. "
+                     "(one-sided z-test at 5 %, z = 1.645)");
+  }
   std::snprintf(buf, sizeof buf, "d = ε(smallest α) − lowest mean before the peak (at α = %g) = %.3f ± %.3f nats",
                 alpha[dip], d, s);
   return make_cell("5c", "the test loss rises from the smallest α (no initial decay)", e,
                    dip == 0 ? Verdict::kHolds : absence(d, s, t_critical(0, kLevel)), buf,
-                   "holds unless d > z·s.e. (one-sided z-test at 5 %, z = 1.645)");
+                   "does not hold if the largest mean is at the smallest α; otherwise holds unless d > z·s.e. "
+                   "(one-sided z-test at 5 %, z = 1.645)");
 }
 
 std::vector<Cell> sample_complexity_claims(const nlohmann::json& potts,

@@ -157,6 +157,8 @@ TEST(SampleComplexityClaims, HoldOnAPeakBeyondOneAndFailEachWay) {
   // An initial decay: alpha 0.5 above alpha 1 by 1 nat before the peak.
   EXPECT_EQ(verdicts(curve({4.0, 3.0, 6.0, 4.0, 1.5})).at("5c"), Verdict::kDoesNotHold);
   EXPECT_EQ(verdicts(curve({3.05, 3.0, 6.0, 4.0, 1.5})).at("5c"), Verdict::kHolds);  // within noise
+  // A curve that only falls never rises from the smallest alpha.
+  EXPECT_EQ(verdicts(curve({7.0, 6.0, 5.0, 4.0, 1.5})).at("5c"), Verdict::kDoesNotHold);
 }
 
 nlohmann::json finite_size(double c_eps, double c_se, double z_exact) {
