@@ -24,7 +24,11 @@ constexpr Verdict H = Verdict::kHolds, U = Verdict::kUndecided, N = Verdict::kDo
 
 // The verdicts paper/paper.md states ("Claims").
 const std::map<std::string, std::map<std::string, Verdict>> kStated = {
-    @@STATED@@
+    {"h70",
+     {{"1a", H}, {"1b", H}, {"1c", H}, {"2a", H}, {"2b", H}, {"3a", H}, {"3b", H}, {"5a", H}, {"5b", H}, {"5c", N}}},
+    {"h30",
+     {{"1a", H}, {"1b", H}, {"1c", H}, {"2a", U}, {"2b", H}, {"3a", U}, {"3b", H}, {"5a", N}, {"5b", N}, {"5c", N}}},
+    {"gaussian", {{"4a", H}, {"4b", H}, {"4c", H}, {"4d", H}}},
 };
 
 nlohmann::json load(const std::string& path) { return nlohmann::json::parse(read_text(path)); }

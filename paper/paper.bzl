@@ -51,10 +51,12 @@ def paper_stages(scale):
             for v in MODELS:
                 for seed in PAPER_SEEDS:
                     out.append(("//stages/train:paper_%s_%s_s%d" % (r, v, seed), None, "summary.json,curves.csv,params.h5"))
-    # The initial decay's investigation (paper scale only).
-    if scale == "paper":
-        for v in INITIAL_DECAY:
-            out.append(("//stages/potts_alpha:paper_%s_initial_%s" % (HEADLINE, v), None, "summary.json,potts_alpha.csv,realisations.csv"))
+    # The initial decay's investigation (paper scale; the quick experiment
+    # stands for each variant at quick scale). Keys: h70_initial_V (the
+    # smaller initial V), h70_initial_ridge (the larger penalty).
+    for v, key in zip(INITIAL_DECAY, ["V", "ridge"]):
+        label = "//stages/potts_alpha:paper_%s_initial_%s" % (HEADLINE, v) if scale == "paper" else "//stages/potts_alpha:quick"
+        out.append((label, "h70_initial_" + key, "summary.json,potts_alpha.csv,realisations.csv"))
 
     # The finite-sample excess of each data set's best factored restart.
     if scale == "paper":

@@ -9,7 +9,7 @@
 # stages/figures/figure_stage.cc: datafile, caption, titles[],
 # n_series, plot_bottom, caption_y.
 set multiplot
-top = 0.89
+top = 0.84  # room for the two rows of the key above the panels
 set tmargin at screen top
 set xlabel 'mean Hamming distance of the data'
 # The x range ends at the first and last point (padded by 3 % so that the
@@ -45,7 +45,7 @@ plot datafile index 2 using 1:2:3 with yerrorlines pt 7 ps 0.5 lw 1.2 lc rgb '#0
 unset border; unset tics; unset grid; unset xlabel; unset ylabel
 set lmargin at screen 0.11
 set rmargin at screen 0.97
-set key at screen 0.54, screen 0.995 center top horizontal maxcols 4 Left reverse samplen 2 font ',7'
+set key at screen 0.54, screen 0.995 center top horizontal maxcols 3 Left reverse samplen 2 font ',7'
 plot datafile index 0 using 1:(NaN):3 with yerrorlines pt 7 ps 0.5 lw 1.2 lc rgb '#0072b2' title titles[1], \
      datafile index 1 using 1:(NaN) with linespoints pt 6 ps 0.6 lw 1.2 lc rgb '#d55e00' title titles[2], \
      datafile index 4 using 1:(NaN):3 with yerrorlines pt 7 ps 0.5 lw 1.2 dt 2 lc rgb '#0072b2' title titles[5], \
