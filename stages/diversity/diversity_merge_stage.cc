@@ -91,6 +91,27 @@ void run_diversity_merge(Stage& st) {
                      {"max_test_in_train_share", hi}};
   }
   nlohmann::json s;
+  // Where recovery of J ends along the Gaussian-U sweep (by decreasing
+  // distance): the last point whose mean e_rec is below 0.1 (the regression
+  // test's tolerance) and the next one.
+  {
+    auto rows = by_kind["gaussian"];
+    std::sort(rows.begin(), rows.end(), [](const Point& a, const Point& b) { return a.hamming > b.hamming; });
+    const auto erec_col = std::find(cols.begin(), cols.end(), "fa_erec_mean") - cols.begin();
+    auto point_json = [&](const Point& p) {
+      return nlohmann::json{{"hamming", p.hamming}, {"fa_erec_mean", p.row[erec_col]}, {"degenerate", p.degenerate}};
+    };
+    nlohmann::json edge = {{"threshold", 0.1}};
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      if (!(rows[k].row[erec_col] < 0.1)) {
+        if (k > 0) edge["last_recovered"] = point_json(rows[k - 1]);
+        edge["first_not_recovered"] = point_json(rows[k]);
+        break;
+      }
+      edge["last_recovered"] = point_json(rows[k]);
+    }
+    s["recovery_edge"] = edge;
+  }
   s["points"] = all;
   s["data_quality"] = quality;
   s["tables"] = {{"diversity.csv", "gaussian"}, {"diversity_identity.csv", "identity"}, {"validation.csv", "gaussian"}};
