@@ -175,7 +175,7 @@ nlohmann::json finite_size(double c_eps, double c_se, double z_exact) {
 
 TEST(GaussianClaims, FiniteSizeAgreementAndTheExactCheck) {
   const nlohmann::json rep = {{"peak_alpha", 1.0}, {"tail_slope_8_100", -1.02}};
-  const nlohmann::json sim = {{"peak_alpha", 1.0}, {"tail_slope_8_100", -1.01}, {"D", 200}};
+  const nlohmann::json sim = {{"peak_alpha", 1.0}, {"tail_slope_8_100", -1.01}, {"tail_slope_8_100_se", 0.01}, {"D", 200}};
   std::map<std::string, Verdict> v;
   for (const auto& c : gaussian_claims(rep, sim, finite_size(0.002, 0.004, 1.0))) v[c.id] = c.verdict;
   for (const char* id : {"4a", "4b", "4c", "4d"}) EXPECT_EQ(v.at(id), Verdict::kHolds) << id;
@@ -183,6 +183,10 @@ TEST(GaussianClaims, FiniteSizeAgreementAndTheExactCheck) {
   EXPECT_EQ(gaussian_claims(rep, sim, finite_size(0.02, 0.004, 1.0)).at(0).verdict, Verdict::kDoesNotHold);
   EXPECT_EQ(gaussian_claims(rep, sim, finite_size(0.01, 0.03, 1.0)).at(0).verdict, Verdict::kUndecided);
   EXPECT_EQ(gaussian_claims(rep, sim, finite_size(0.002, 0.004, 4.0)).at(1).verdict, Verdict::kDoesNotHold);
+  // A simulated tail 3 s.e. off the theory's slope.
+  nlohmann::json off = sim;
+  off["tail_slope_8_100"] = -1.05;
+  EXPECT_EQ(gaussian_claims(rep, off, finite_size(0.002, 0.004, 1.0)).at(3).verdict, Verdict::kDoesNotHold);
 }
 
 TEST(BootstrapPeak, FindsAClearPeakAndIsSeeded) {
