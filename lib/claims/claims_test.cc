@@ -174,7 +174,7 @@ nlohmann::json finite_size(double c_eps, double c_se, double z_exact) {
 }
 
 TEST(GaussianClaims, FiniteSizeAgreementAndTheExactCheck) {
-  const nlohmann::json rep = {{"peak_alpha", 1.0}, {"tail_slope_8_100", -1.02}};
+  const nlohmann::json rep = {{"peak_alpha", 1.0}, {"tail_slope_8_100_on_simulation_grid", -1.02}};
   const nlohmann::json sim = {{"peak_alpha", 1.0}, {"tail_slope_8_100", -1.01}, {"tail_slope_8_100_se", 0.01}, {"D", 200}};
   std::map<std::string, Verdict> v;
   for (const auto& c : gaussian_claims(rep, sim, finite_size(0.002, 0.004, 1.0))) v[c.id] = c.verdict;
