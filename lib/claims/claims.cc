@@ -15,6 +15,8 @@
 namespace potts {
 namespace claims {
 
+// Texts use '∣' (U+2223) for absolute values, so that a cell of a Markdown
+// table (results/paper.md) is not split at an ASCII '|'.
 const char* to_string(Verdict v) {
   return v == Verdict::kHolds ? "holds" : v == Verdict::kUndecided ? "undecided" : "does not hold";
 }
@@ -244,8 +246,8 @@ std::vector<Cell> training_claims(const std::vector<DataSet>& sets, const Thresh
         });
     out.push_back(make_cell("2b", "vanilla attention maps score coupling strength less well than factored attention",
                             e, comparison(e.value, e.se, crit_of(e)),
-                            fmt("d = r(|A|, |J|) factored − best vanilla = %.3f ± %.3f", e.value, e.se),
-                            kCompareRule + "; r: Pearson correlation of the symmetrised map's magnitude with |J_ij|, i < j"));
+                            fmt("d = r(∣A∣, ∣J∣) factored − best vanilla = %.3f ± %.3f", e.value, e.se),
+                            kCompareRule + "; r: Pearson correlation of the symmetrised map's magnitude with ∣J_ij∣, i < j"));
   }
 
   // Claim 3 (figure 2d): best restart at each a.
@@ -455,13 +457,13 @@ std::vector<Cell> gaussian_claims(const nlohmann::json& replica, const nlohmann:
     Estimate e{worst_c, worst_se, 0, "bootstrap over realisations at D = " + sizes + " (finite-size fit in 1/D)"};
     char buf[300];
     std::snprintf(buf, sizeof buf,
-                  "%zu fits; largest |c|/s.e. = %.2f (%s at α = %g: c = %.4f ± %.4f); largest |c| + 2 s.e. = %.3f",
+                  "%zu fits; largest ∣c∣/s.e. = %.2f (%s at α = %g: c = %.4f ± %.4f); largest ∣c∣ + 2 s.e. = %.3f",
                   fits.size(), worst_z, worst_stat.c_str(), worst_alpha, worst_c, worst_se, worst_bound);
     const Verdict v = !all_zero ? Verdict::kDoesNotHold : all_small ? Verdict::kHolds : Verdict::kUndecided;
     char rule[300];
     std::snprintf(rule, sizeof rule,
-                  "holds if every extrapolated relative deviation c has |c| < %.2f s.e. (two-sided 5 %%, Bonferroni) "
-                  "and |c| + 2 s.e. < 0.05; does not hold if any |c| exceeds %.2f s.e.",
+                  "holds if every extrapolated relative deviation c has ∣c∣ < %.2f s.e. (two-sided 5 %%, Bonferroni) "
+                  "and ∣c∣ + 2 s.e. < 0.05; does not hold if any ∣c∣ exceeds %.2f s.e.",
                   z, z);
     out.push_back(make_cell("4a", "simulation agrees with the replica theory (ε_g and m) once the 1/D finite-size shift is removed",
                             e, v, buf, rule));
@@ -484,9 +486,9 @@ std::vector<Cell> gaussian_claims(const nlohmann::json& replica, const nlohmann:
     out.push_back(make_cell(
         "4b", "the simulation reproduces the exact finite-D moments of least squares (α > 1)", e,
         (worst_z < z && worst_m < 1e-3) ? Verdict::kHolds : Verdict::kDoesNotHold,
-        fmt3("largest |z| of ε_g against σ²(1 + D/(n − D − 1)) = %.2f over %g sizes; largest |m/ρ − 1| = %.1e", worst_z,
+        fmt3("largest ∣z∣ of ε_g against σ²(1 + D/(n − D − 1)) = %.2f over %g sizes; largest ∣m/ρ − 1∣ = %.1e", worst_z,
              double(checks), worst_m),
-        fmt("holds if every |z| < %.2f (two-sided 5 %%, Bonferroni over the %g checks) and |m/ρ − 1| < 1e-3 (the bias "
+        fmt("holds if every ∣z∣ < %.2f (two-sided 5 %%, Bonferroni over the %g checks) and ∣m/ρ − 1∣ < 1e-3 (the bias "
             "of λ = 1e-4)",
             z, double(above * checks))));
   }
