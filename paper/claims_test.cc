@@ -7,7 +7,9 @@
 // disagrees with its own summaries.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <sstream>
 #include <map>
 #include <string>
 
@@ -110,6 +112,30 @@ TEST(PaperClaims, EverySeedIsInTheMeans) {
                   s[m]["budget_limited"].get<int>());
     }
   }
+}
+
+// The literate paper's Markdown tables keep their columns: every row has as
+// many cell separators ('|') as its header, so no filled value splits a cell
+// (the claims' texts write absolute values with U+2223 for this reason).
+TEST(PaperClaims, EveryTableRowOfPaperMdHasTheHeadersColumns) {
+  std::vector<std::string> lines;
+  {
+    std::istringstream in(read_text("results/paper.md"));
+    for (std::string l; std::getline(in, l);) lines.push_back(l);
+  }
+  auto bars = [](const std::string& l) { return std::count(l.begin(), l.end(), '|'); };
+  auto is_rule = [](const std::string& l) {
+    return l.size() > 2 && l[0] == '|' && l.find_first_not_of("|-: ") == std::string::npos;
+  };
+  int tables = 0;
+  for (std::size_t i = 0; i + 1 < lines.size(); ++i) {
+    if (lines[i].empty() || lines[i][0] != '|' || !is_rule(lines[i + 1])) continue;
+    ++tables;
+    const auto n = bars(lines[i]);
+    for (std::size_t j = i + 2; j < lines.size() && !lines[j].empty() && lines[j][0] == '|'; ++j)
+      EXPECT_EQ(bars(lines[j]), n) << "results/paper.md line " << j + 1 << ": " << lines[j].substr(0, 80);
+  }
+  EXPECT_GE(tables, 4);
 }
 
 }  // namespace
