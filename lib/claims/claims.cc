@@ -46,13 +46,6 @@ Verdict level(double x, double se, double crit, double good, double bad) {
   return Verdict::kUndecided;
 }
 
-double finite_sample_excess(double d_eff, double M, double L) {
-  if (!(d_eff > 0 && M > 0 && L > 0)) throw StageError("finite_sample_excess: d_eff, M and L must be positive");
-  return d_eff / (2.0 * M * L);
-}
-
-double factored_d_eff(double L, double C) { return L * (L - 1) + C * C - C - 1; }
-
 namespace {
 
 constexpr double kLevel = 0.05;  // one-sided level of every test
@@ -196,8 +189,7 @@ std::vector<Cell> training_claims(const std::vector<DataSet>& sets, const Thresh
     std::vector<double> E, count;
     for (const auto& d : sets) {
       E.push_back(excess(d));
-      count.push_back(finite_sample_excess(factored_d_eff(json_number(d.train, "L", kCtx), json_number(d.train, "C", kCtx)),
-                                           json_number(d.train, "train_sequences", kCtx), json_number(d.train, "L", kCtx)));
+      count.push_back(json_number(d.excess, "count_excess_per_position", kCtx));
     }
     char buf[260];
     std::snprintf(buf, sizeof buf,

@@ -72,14 +72,6 @@ struct DataSet {
   nlohmann::json train, perturb, excess;
 };
 
-// The expected excess test loss per position of a model with d_eff free
-// parameters fitted by maximum likelihood to M sequences of L positions
-// (paper/spec.md §8): d_eff / (2 M L).
-double finite_sample_excess(double d_eff, double M, double L);
-// d_eff of factored attention: L(L − 1) + C² − C − 1 (A off the diagonal,
-// V less its C column shifts and the scale shared with A).
-double factored_d_eff(double L, double C);
-
 // Claims 1-3 (figure 2) on one regime: replicates when sets.size() >= 2,
 // else the seed spread of the one data set.
 std::vector<Cell> training_claims(const std::vector<DataSet>& sets, const Thresholds& t);

@@ -29,6 +29,11 @@ struct FiniteSampleExcess {
   double gradient_norm = 0;        // |mean gradient| at the fit (near 0 at a minimum)
 };
 
+// The free parameters of factored attention, L(L − 1) + C² − C − 1 (A off
+// the diagonal, V less its C column shifts and the scale shared with A):
+// the trace's value for a well-specified likelihood.
+inline double factored_d_eff(double L, double C) { return L * (L - 1) + C * C - C - 1; }
+
 // `model` holds the fitted parameters (restored on return). `step`: the
 // finite-difference step; eigenvalues of H below `rank_tolerance` times the
 // largest count as zero.

@@ -30,7 +30,8 @@ TEST(FiniteSampleExcess, GaugeFreeRankAndATraceNearTheCount) {
                                          nn::pack_parameters(fa), o);
   nn::unpack_parameters(fa, fit.x);
   const arma::mat A_fit = fa.A;
-  const double d_eff = double(L * (L - 1) + C * C - C - 1);
+  const double d_eff = factored_d_eff(double(L), double(C));
+  EXPECT_EQ(factored_d_eff(20, 20), 759);  // the paper's L = C = 20
   const FiniteSampleExcess e = finite_sample_excess(fa, data);
   EXPECT_EQ(e.rank, int(d_eff));
   EXPECT_GT(e.trace, 0.5 * d_eff);

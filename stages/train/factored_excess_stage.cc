@@ -25,7 +25,7 @@ void run_factored_excess(Stage& st) {
     throw StageError(params + ": datasets 'A' and 'V' must be " + std::to_string(L) + " x " + std::to_string(L) +
                      " and " + std::to_string(C) + " x " + std::to_string(C) + " (the sample's L and C)");
   const FiniteSampleExcess e = finite_sample_excess(fa, train, step, tol);
-  const double d_eff = double(L * (L - 1) + C * C - C - 1);
+  const double d_eff = factored_d_eff(double(L), double(C));
   nlohmann::json s;
   s["seed"] = best;
   s["excess_per_position"] = e.excess_per_position;

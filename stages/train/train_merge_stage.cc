@@ -71,13 +71,6 @@ void run_train_merge(Stage& st) {
       train.push_back(json_number(j, "final_train_loss_all_positions", path));
       erec.push_back(json_number(j, "reconstruction_error", path));
       if (j.contains("optimiser") && j["optimiser"].is_string()) optimiser = j["optimiser"];
-      // The data's shape, the same for every run (claims use it).
-      for (const char* key : {"L", "C", "train_sequences"}) {
-        const double v = json_number(j, key, path);
-        if (s.contains(key) && s[key].get<double>() != v)
-          throw StageError(path + ": key '" + key + "' differs from the other runs' (" + format_number(v, 10) + ")");
-        s[key] = v;
-      }
     }
     const std::size_t best = best_restart(train);
     std::size_t stalled = 0, limited = 0;
