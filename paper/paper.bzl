@@ -6,11 +6,28 @@ load("//paper:results.bzl", "only_files", "results_index", "stage_fingerprints")
 load("//tools:stage.bzl", "stage")
 
 load("//paper:dag.bzl", "FINITE_SIZE_D", "INITIAL_DECAY", "MODELS")
-load("//paper:readings.bzl", "DATA_SETS", "EQUAL_BUDGET_SEEDS", "HEADLINE", "PAPER_SEEDS", "READINGS", "REPLICATES")
+load("//paper:readings.bzl", "DATA_SETS", "EQUAL_BUDGET_SEEDS", "HEADLINE", "READINGS", "REPLICATES")
 
 # Figures drawn once per scale, and the Potts figures drawn once per reading.
 FIGURES = ["fig3_left", "fig3_decay", "diversity", "diversity_lambda"]
 POTTS_FIGURES = ["fig2a", "fig2b", "fig2c", "fig2d", "fig3_right"]
+
+def _data_set(scale, d):
+    """One Potts data set's data, merged fits and perturbation sweep, and at
+    paper scale every training run (the quick data set stands for each)."""
+    s = "paper_" + d if scale == "paper" else "quick"
+    out = [
+        # The data and the trained parameters too (HDF5, a few MB), so
+        # that a reader can recompute every number with other tools.
+        ("//stages/sample:" + s, d + "_sample", "summary.json,model.h5,train.h5,test.h5"),
+        ("//stages/train:" + s, d + "_train", "summary.json,seeds.csv"),
+        ("//stages/perturb:" + s, d + "_perturb", "summary.json,perturb_summary.csv,perturb.csv"),
+    ]
+    if scale == "paper":
+        for v in MODELS:
+            for seed in DATA_SETS[d][2]:
+                out.append(("//stages/train:paper_%s_%s_s%d" % (d, v, seed), None, "summary.json,curves.csv,params.h5"))
+    return out
 
 def paper_stages(scale):
     """[(stage target, key in the paper's placeholders or None, files to copy)].
@@ -34,23 +51,13 @@ def paper_stages(scale):
         out.append(("//stages/figures:" + p + fig, fig if fig.startswith("fig") else "fig_" + fig, "*"))
     for r in READINGS:
         s = "paper_" + r if scale == "paper" else "quick"
-        out += [
-            # The data and the trained parameters too (HDF5, a few MB), so
-            # that a reader can recompute every number with other tools.
-            ("//stages/sample:" + s, r + "_sample", "summary.json,model.h5,train.h5,test.h5"),
-            ("//stages/train:" + s, r + "_train", "summary.json,seeds.csv"),
-            ("//stages/perturb:" + s, r + "_perturb", "summary.json,perturb_summary.csv,perturb.csv"),
-            ("//stages/potts_alpha:" + s, r + "_potts", "summary.json,potts_alpha.csv,realisations.csv"),
-        ]
+        out += _data_set(scale, r)
+        out.append(("//stages/potts_alpha:" + s, r + "_potts", "summary.json,potts_alpha.csv,realisations.csv"))
         for fig in POTTS_FIGURES:
             out.append(("//stages/figures:" + (fig + "_" + r if scale == "paper" else "quick_" + fig), r + "_" + fig, "*"))
         # The experiment around the peak (paper scale only; the quick
         # experiment stands for it at quick scale).
         out.append((("//stages/potts_alpha:paper_%s_peak" % r) if scale == "paper" else "//stages/potts_alpha:quick", r + "_peak", "summary.json,potts_alpha.csv,realisations.csv"))
-        if scale == "paper":
-            for v in MODELS:
-                for seed in PAPER_SEEDS:
-                    out.append(("//stages/train:paper_%s_%s_s%d" % (r, v, seed), None, "summary.json,curves.csv,params.h5"))
     # The initial decay's investigation (paper scale; the quick experiment
     # stands for each variant at quick scale). Keys: h70_initial_V (the
     # smaller initial V), h70_initial_ridge (the larger penalty).
@@ -70,16 +77,7 @@ def paper_stages(scale):
     # The headline's data replicates (paper scale; at quick scale the one
     # quick data set stands for each): data, fits and merges.
     for d in REPLICATES:
-        s = "paper_" + d if scale == "paper" else "quick"
-        out += [
-            ("//stages/sample:" + s, d + "_sample", "summary.json,model.h5,train.h5,test.h5"),
-            ("//stages/train:" + s, d + "_train", "summary.json,seeds.csv"),
-            ("//stages/perturb:" + s, d + "_perturb", "summary.json,perturb_summary.csv,perturb.csv"),
-        ]
-        if scale == "paper":
-            for v in MODELS:
-                for seed in DATA_SETS[d][2]:
-                    out.append(("//stages/train:paper_%s_%s_s%d" % (d, v, seed), None, "summary.json,curves.csv,params.h5"))
+        out += _data_set(scale, d)
     # One vanilla layer with factored attention's number of masked-token
     # predictions (paper scale; the quick vanilla1 run stands for it).
     for seed in EQUAL_BUDGET_SEEDS:
