@@ -4,7 +4,7 @@
 # 0; otherwise every map is c·A on J's symmetric range.
 # Variables: datafile, caption, titles[], erec[], map_lo[], map_hi[],
 # own_scale, n_maps, cbmax, L.
-left = 0.06; right = 0.95; gap = 0.07
+left = 0.08; right = 0.95; gap = 0.065  # left: room for the i axis label
 set multiplot layout 1, n_maps margins left, right, plot_bottom, 0.80 spacing gap
 set size ratio -1
 unset key
