@@ -54,7 +54,7 @@ _stage = rule(
         "tool": attr.label(executable = True, cfg = "exec", mandatory = True, doc = "the //stages binary"),
         "config": attr.label(allow_single_file = [".json"], mandatory = True),
         "seed": attr.int(mandatory = True),
-        "inputs": attr.label_keyed_string_dict(doc = "upstream stage -> key under which its files are passed"),
+        "inputs": attr.label_keyed_string_dict(allow_files = True, doc = "upstream stage (or source file) -> key under which its files are passed"),
         "outs": attr.string_list(mandatory = True, doc = "output file names, e.g. summary.json"),
         "record_code_version": attr.bool(default = True, doc = "pass the volatile workspace status (git commit)"),
     },

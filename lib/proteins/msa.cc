@@ -209,4 +209,14 @@ Split cluster_split(const arma::imat& sequences, double identity, double test_fr
   return s;
 }
 
+std::string to_aln(const arma::imat& sequences) {
+  std::string out;
+  out.reserve(sequences.n_rows * (sequences.n_cols + 1));
+  for (arma::uword m = 0; m < sequences.n_rows; ++m) {
+    for (arma::uword k = 0; k < sequences.n_cols; ++k) out += state_letter(int(sequences(m, k)));
+    out += '\n';
+  }
+  return out;
+}
+
 }  // namespace potts::proteins

@@ -54,6 +54,10 @@ Alignment read_aln(const std::string& path, int first_residue);
 Alignment parse_a2m(const std::string& text, const std::string& origin, const std::string& query_prefix);
 Alignment parse_aln(const std::string& text, const std::string& origin, int first_residue);
 
+// Sequences (rows of states 0-20) as a flat alignment: one line of letters
+// per sequence, '-' for the gap (the input of freecontact).
+std::string to_aln(const arma::imat& sequences);
+
 // Pairs (i, j), i < j, of sequences whose identity over all L columns, gaps
 // counted as a state, is at least `identity`.
 std::vector<std::pair<arma::uword, arma::uword>> similar_pairs(const arma::imat& sequences, double identity);
@@ -68,6 +72,8 @@ arma::vec sequence_weights(const arma::imat& sequences, double identity);
 // an order drawn from `rng` and go to the test set until it holds at least
 // `test_fraction` of the sequences, so no test sequence is `identity`
 // identical to a training one. Both index lists are sorted.
+// The random stream of the split (lib/core/rng.h lists the others).
+constexpr std::uint64_t kSplitStream = 50;
 struct Split {
   std::vector<arma::uword> train, test;
   std::size_t clusters = 0;

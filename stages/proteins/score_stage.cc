@@ -1,0 +1,219 @@
+#include "stages/proteins/score_stage.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cmath>
+#include <map>
+#include <sstream>
+
+#include "lib/core/io.h"
+#include "lib/core/stats.h"
+#include "lib/proteins/contacts.h"
+#include "stages/proteins/family_stage.h"
+
+namespace potts {
+
+using namespace proteins;
+
+namespace {
+
+// The predictors in the order tables and figures list them.
+const std::vector<std::string> kOrder = {"factored", "vanilla1", "vanilla3", "plm", "evfold", "psicov"};
+
+struct Run {
+  std::string key;  // input key, e.g. "factored_s2"
+  int seed = 0;     // 0: a deterministic predictor
+  std::map<std::string, arma::mat> scores;  // "counted", "layer_<k>"
+  nlohmann::json summary;
+};
+
+// "<predictor>_s<seed>" or "<predictor>".
+std::pair<std::string, int> parse_key(const std::string& key) {
+  const auto p = key.rfind("_s");
+  if (p != std::string::npos && p + 2 < key.size() &&
+      key.find_first_not_of("0123456789", p + 2) == std::string::npos)
+    return {key.substr(0, p), std::stoi(key.substr(p + 2))};
+  return {key, 0};
+}
+
+struct Top {
+  const char* name;
+  int separation;  // minimum |i − j|
+  double fraction; // of L
+};
+const Top kTops[] = {{"L", 6, 1.0}, {"L/2", 6, 0.5}, {"L/5", 6, 0.2}, {"L", 24, 1.0}, {"L/2", 24, 0.5}, {"L/5", 24, 0.2}};
+
+std::string fixed6(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6f", x);
+  return buf;
+}
+
+std::string separation_name(int s) { return std::to_string(s) + "+"; }
+
+// Hits among the top k pairs, for k = 1..max_k.
+std::vector<double> precision_curve(const arma::mat& S, const std::vector<int>& numbers,
+                                    const std::set<std::pair<int, int>>& truth, std::size_t max_k, int separation) {
+  const auto pairs = ranked_pairs(S, numbers, separation);
+  std::vector<double> curve;
+  std::size_t hits = 0;
+  for (std::size_t k = 1; k <= std::min(max_k, pairs.size()); ++k) {
+    const int i = numbers[pairs[k - 1].first], j = numbers[pairs[k - 1].second];
+    hits += truth.count({std::min(i, j), std::max(i, j)});
+    curve.push_back(double(hits) / double(k));
+  }
+  return curve;
+}
+
+}  // namespace
+
+void run_proteins_score(Stage& st) {
+  Config& cfg = st.config();
+  const int map_seed = int(cfg.integer("map_seed", 1, 1000000));
+  const std::size_t curve_max_k = std::size_t(cfg.integer("curve_max_k", 1, 1000000));
+  cfg.finish();
+  const FamilyData f = read_family(st);
+  if (!f.has_structure || f.contacts.empty())
+    throw StageError(st.input("family/summary.json") + ": the family has no structure; nothing to score against");
+  const arma::uword L = f.train.L;
+
+  // --- the runs, by predictor ---
+  std::map<std::string, std::vector<Run>> runs;
+  for (const auto& [key, path] : st.inputs()) {
+    const auto slash = key.find('/');
+    if (key.substr(slash + 1) != "scores.h5" || key.substr(0, slash) == "family") continue;
+    Run r;
+    r.key = key.substr(0, slash);
+    const auto [predictor, seed] = parse_key(r.key);
+    if (std::find(kOrder.begin(), kOrder.end(), predictor) == kOrder.end())
+      throw StageError("input '" + key + "': unknown predictor '" + predictor + "' (expected one of factored, "
+                       "vanilla1, vanilla3, plm, evfold, psicov, with _s<seed> for trained models)");
+    r.seed = seed;
+    r.summary = read_json(st.input(r.key + "/summary.json"));
+    r.scores["counted"] = h5_read_matrix(path, "scores");
+    for (int k = 1; k <= 3; ++k) {
+      const std::string name = "layer_" + std::to_string(k);
+      if (r.summary.value("model", "") == "vanilla" && k <= r.summary.value("layers", 0))
+        r.scores[name] = h5_read_matrix(path, name);
+    }
+    for (const auto& [name, S] : r.scores) {
+      if (S.n_rows != L || S.n_cols != L)
+        throw StageError(path + ": '" + name + "' is " + std::to_string(S.n_rows) + " x " + std::to_string(S.n_cols) +
+                         ", expected " + std::to_string(L) + " x " + std::to_string(L) + " (the family's columns)");
+      h5_check_finite(path, name, S);
+    }
+    runs[predictor].push_back(std::move(r));
+  }
+  for (auto& [p, rs] : runs) std::sort(rs.begin(), rs.end(), [](const Run& a, const Run& b) { return a.seed < b.seed; });
+
+  // --- precision table and summary ---
+  std::ostringstream table;
+  table << "predictor,seed,scores,separation,top,k,precision\n";
+  nlohmann::json predictors = nlohmann::json::object();
+  for (const std::string& p : kOrder) {
+    if (!runs.count(p)) continue;
+    const auto& rs = runs[p];
+    nlohmann::json pj;
+    pj["runs"] = rs.size();
+    std::vector<double> losses;
+    for (const Run& r : rs) {
+      pj["seeds"].push_back(r.seed);
+      if (r.summary.contains("test_loss")) losses.push_back(r.summary.at("test_loss").get<double>());
+    }
+    if (!losses.empty()) {
+      const MeanSe ms = mean_se(losses);
+      pj["test_loss"] = {{"mean", ms.mean}, {"se_seeds", ms.se}, {"per_run", losses}};
+    }
+    for (const auto& [name, _] : rs.front().scores) {
+      for (const Top& t : kTops) {
+        const std::size_t k = std::max<std::size_t>(1, std::size_t(std::floor(t.fraction * double(L))));
+        std::vector<double> per_run;
+        for (const Run& r : rs) {
+          const double prec = precision_at(r.scores.at(name), f.residues, f.contacts, k, t.separation);
+          per_run.push_back(prec);
+          table << p << ',' << r.seed << ',' << name << ',' << separation_name(t.separation) << ',' << t.name << ','
+                << k << ',' << fixed6(prec) << '\n';
+        }
+        const MeanSe ms = mean_se(per_run);
+        const double m = ms.mean;
+        const double se_seeds = per_run.size() >= 2 ? ms.se : 0.0;  // one run: a deterministic predictor
+        const double se_binomial = std::sqrt(m * (1.0 - m) / double(k));
+        nlohmann::json cell = {{"k", k},
+                               {"mean", m},
+                               {"se_seeds", se_seeds},
+                               {"se_binomial", se_binomial},
+                               {"se", std::sqrt(se_seeds * se_seeds + se_binomial * se_binomial)},
+                               {"per_run", per_run}};
+        pj[name == "counted" ? "precision" : "layers"][name == "counted" ? "" : name][separation_name(t.separation)]
+          [t.name] = cell;
+      }
+    }
+    if (pj["precision"].contains("")) pj["precision"] = pj["precision"][""];
+    pj["scores"] = rs.front().summary.value("scores", "");
+    predictors[p] = pj;
+  }
+  write_text_atomic(st.output("precision.csv"), table.str());
+
+  // --- precision against the number of predictions ---
+  std::vector<std::string> columns = {"k"};
+  std::vector<std::vector<double>> curves;
+  for (const std::string& p : kOrder) {
+    if (!runs.count(p)) continue;
+    columns.push_back(p);
+    std::vector<double> sum;
+    for (const Run& r : runs[p]) {
+      const auto c = precision_curve(r.scores.at("counted"), f.residues, f.contacts, curve_max_k, 6);
+      sum.resize(c.size(), 0.0);
+      for (std::size_t k = 0; k < c.size(); ++k) sum[k] += c[k] / double(runs[p].size());
+    }
+    curves.push_back(sum);
+  }
+  CsvTable curve_table(columns);
+  for (std::size_t k = 0; k < curves.front().size(); ++k) {
+    std::vector<double> row = {double(k + 1)};
+    for (const auto& c : curves) row.push_back(c[k]);
+    curve_table.row(row);
+  }
+  curve_table.save(st.output("curves.csv"));
+
+  // --- the contact map: truth, factored attention above, PLM below ---
+  CsvTable truth({"x", "y"});
+  for (const auto& [i, j] : f.contacts) {
+    truth.row({double(i), double(j)});
+    truth.row({double(j), double(i)});
+  }
+  truth.save(st.output("map_true.csv"));
+  auto map_of = [&](const std::string& p, bool upper) {
+    if (!runs.count(p)) throw StageError("the contact map needs the predictor '" + p + "', which is not an input");
+    const Run* run = nullptr;
+    for (const Run& r : runs[p])
+      if (r.seed == map_seed || r.seed == 0) run = &r;
+    if (!run) throw StageError("the contact map needs " + p + " seed " + std::to_string(map_seed) + ", not an input");
+    const auto pairs = ranked_pairs(run->scores.at("counted"), f.residues, 6);
+    CsvTable hits({"x", "y"}), misses({"x", "y"});
+    for (std::size_t t = 0; t < std::min<std::size_t>(L, pairs.size()); ++t) {
+      const int i = f.residues[pairs[t].first], j = f.residues[pairs[t].second];
+      const double x = upper ? i : j, y = upper ? j : i;
+      (f.contacts.count({std::min(i, j), std::max(i, j)}) ? hits : misses).row({x, y});
+    }
+    hits.save(st.output("map_" + p + "_hits.csv"));
+    misses.save(st.output("map_" + p + "_misses.csv"));
+  };
+  map_of("factored", true);
+  map_of("plm", false);
+
+  nlohmann::json s;
+  s["L"] = L;
+  s["first_residue"] = f.residues.front();
+  s["last_residue"] = f.residues.back();
+  s["contacts"] = f.contacts.size();
+  s["map_seed"] = map_seed;
+  s["predictors"] = predictors;
+  s["top"] = "precision of the k highest-scoring pairs of columns with |i − j| ≥ separation (residue numbers), "
+             "k = floor(L), floor(L/2), floor(L/5) with L the number of columns";
+  s["se"] = "sqrt(se_seeds^2 + se_binomial^2): the standard error of the mean over seeds (0 for one run) and "
+            "sqrt(p (1 − p) / k), the sampling error of a precision over k predicted pairs";
+  st.write_summary(s);
+}
+
+}  // namespace potts

@@ -1,0 +1,200 @@
+#include "stages/proteins/train_stage.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+
+#include "lib/core/io.h"
+#include "lib/estimators/pseudo_likelihood.h"
+#include "lib/nn/factored_attention.h"
+#include "lib/nn/transformer.h"
+#include "lib/proteins/contacts.h"
+#include "lib/proteins/msa.h"
+#include "lib/proteins/predictors.h"
+#include "lib/train/trainer.h"
+#include "stages/proteins/family_stage.h"
+
+namespace potts {
+
+using namespace proteins;
+
+namespace {
+
+arma::imat to_imat(const nn::SequenceSet& s) {
+  arma::imat x(s.M, s.L);
+  for (arma::uword m = 0; m < s.M; ++m)
+    for (arma::uword i = 0; i < s.L; ++i) x(m, i) = s.row(m)[i];
+  return x;
+}
+
+void check_scores(const arma::mat& S, const std::string& what) {
+  if (!S.is_finite()) throw StageError("the contact scores of " + what + " are not finite; no result is written");
+}
+
+// The pseudo-likelihood baseline: convex, fitted by L-BFGS from zero (no seed).
+void run_plm(Stage& st, Config& cfg) {
+  PlmPenalty pen;
+  pen.lambda_h = cfg.number("lambda_h", 0.0, 1e6);
+  pen.lambda_W = cfg.number("lambda_W", 0.0, 1e6);
+  LbfgsOptions lo;
+  lo.max_iterations = int(cfg.integer("max_iterations", 1, 1000000));
+  lo.gradient_tolerance = cfg.number_open("gradient_tolerance", 0.0, 1.0);
+  cfg.finish();
+  const FamilyData f = read_family(st);
+  const arma::imat train = to_imat(f.train), test = to_imat(f.test);
+  CsvTable curves({"epoch", "train_loss", "test_loss", "lr"});
+  lo.on_iteration = [&](int it, double fx, double gnorm) {
+    if (it % 10 == 0) std::fprintf(stderr, "proteins_train plm: iteration %d/%d  objective %.6f  |grad| %.3g\n", it,
+                                   lo.max_iterations, fx, gnorm);
+    curves.row({double(it), fx, std::nan(""), 0.0});
+  };
+  const auto t0 = std::chrono::steady_clock::now();
+  const PlmFit fit = fit_plm(train, kStates, pen, lo);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double test_loss = plm_test_loss(fit.model, test);
+  if (!std::isfinite(test_loss) || !std::isfinite(fit.train_loss))
+    throw StageError("the pseudo-likelihood fit diverged (non-finite loss); no result is written");
+  const arma::mat scores = apc(frobenius_scores(fit.model.couplings_W, kStates));
+  check_scores(scores, "the pseudo-likelihood model");
+
+  H5Writer params;
+  params.matrix("fields_h", fit.model.fields_h);
+  params.matrix("couplings_W", fit.model.couplings_W);
+  params.save(st.output("params.h5"));
+  H5Writer h5;
+  h5.matrix("scores", scores);
+  h5.save(st.output("scores.h5"));
+  curves.save(st.output("curves.csv"));
+  nlohmann::json s;
+  s["model"] = "plm";
+  s["L"] = f.train.L;
+  s["q"] = kStates;
+  s["train_sequences"] = f.train.M;
+  s["test_sequences"] = f.test.M;
+  s["test_loss"] = test_loss;
+  s["final_train_loss_all_positions"] = fit.train_loss;
+  s["parameters"] = fit.model.parameter_count();
+  s["lambda_h"] = pen.lambda_h;
+  s["lambda_W"] = pen.lambda_W;
+  s["optimiser"] = "lbfgs";
+  s["iterations"] = fit.optimiser.iterations;
+  s["optimiser_status"] = to_string(fit.optimiser.status);
+  s["scores"] = "APC-corrected Frobenius norm of the zero-sum-gauge coupling blocks, gap excluded";
+  st.write_summary(s);
+  st.timings()["training_seconds"] = seconds;
+}
+
+}  // namespace
+
+void run_proteins_train(Stage& st) {
+  st.set_threads(1);
+  Config& cfg = st.config();
+  const std::string kind = cfg.choice("model", {"factored", "vanilla", "plm"});
+  if (kind == "plm") return run_plm(st, cfg);
+  const train::TrainOptions to = train::read_train_options(cfg);
+  const nn::Precision precision = train::read_precision(cfg);
+  double std_A = 0, std_V = 0;
+  nn::TransformerOptions tro;
+  if (kind == "factored") {
+    std_A = cfg.number("init_std_A", 0.0, 100.0);
+    std_V = cfg.number("init_std_V", 0.0, 100.0);
+  } else {
+    tro.layers = cfg.integer("layers", 1, 100);
+    tro.d = cfg.integer("d", 1, 10000);
+    tro.ffn_width = cfg.integer("ffn_width", 1, 100000);
+    tro.head = cfg.choice("head", {"linear", "tutorial"});
+    tro.output_projection = cfg.boolean("output_projection");
+    tro.layernorm_eps = cfg.number_open("layernorm_eps", 0.0, 1.0);
+  }
+  cfg.finish();
+
+  const FamilyData f = read_family(st);
+  const arma::uword L = f.train.L;
+  std::unique_ptr<nn::MlmModel> model;
+  nn::VanillaTransformer* vanilla = nullptr;
+  if (kind == "factored") {
+    auto fa = std::make_unique<nn::FactoredAttention>(L, kStates, precision);
+    fa->initialise(std_A, std_V, st.seed());
+    model = std::move(fa);
+  } else {
+    tro.L = L;
+    tro.C = kStates;
+    auto tr = std::make_unique<nn::VanillaTransformer>(tro, precision);
+    tr->initialise(st.seed());
+    vanilla = tr.get();
+    model = std::move(tr);
+  }
+
+  // lib/train reports each epoch against the model that generated synthetic
+  // data; a family has none. A β = 0 stand-in (uniform conditionals, J = 0)
+  // fills those columns, which are not written.
+  PottsModel stand_in;
+  stand_in.couplings_J.zeros(L, L);
+  stand_in.colour_similarity_U.eye(kStates, kStates);
+  stand_in.beta = 0.0;
+  const auto t0 = std::chrono::steady_clock::now();
+  train::TrainResult res =
+      train::train_mlm(*model, f.train, f.test, stand_in, to, st.seed(), [&](const train::EpochRecord& r) {
+        std::fprintf(stderr, "proteins_train %s: epoch %d/%d  train %.5f  test %.5f  lr %.4g\n", kind.c_str(),
+                     r.epoch, to.epochs, r.train_loss, r.test_loss, r.lr);
+      });
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  H5Writer scores;
+  if (kind == "factored") {
+    const auto& fa = static_cast<const nn::FactoredAttention&>(*model);
+    scores.matrix("scores", apc(frobenius_scores(factored_couplings(fa.A, fa.V), kStates)));
+  } else {
+    scores.matrix("scores", apc(symmetrised(res.final.attention_map)));
+    const std::vector<arma::mat> layers = vanilla_layer_maps(*vanilla, f.test);
+    for (std::size_t k = 0; k < layers.size(); ++k)
+      scores.matrix("layer_" + std::to_string(k + 1), apc(symmetrised(layers[k])));
+  }
+  // (a vanilla map is averaged over the test sequences, as in figure 2b)
+
+  H5Writer h5;
+  for (auto& p : model->parameters()) h5.matrix(p.name, *p.value);
+  if (kind == "vanilla") h5.matrix("attention_map", res.final.attention_map);
+  h5.save(st.output("params.h5"));
+  scores.save(st.output("scores.h5"));
+  CsvTable curves({"epoch", "train_loss", "test_loss", "lr"});
+  for (const auto& r : res.curve) curves.row({double(r.epoch), r.train_loss, r.test_loss, r.lr});
+  curves.save(st.output("curves.csv"));
+
+  const train::EpochRecord& last = res.curve.back();
+  nlohmann::json s;
+  s["model"] = kind;
+  s["L"] = L;
+  s["q"] = kStates;
+  s["train_sequences"] = f.train.M;
+  s["test_sequences"] = f.test.M;
+  s["test_loss"] = last.test_loss;
+  s["final_train_loss"] = last.train_loss;
+  s["parameters"] = nn::parameter_count(*model);
+  s["epochs"] = to.epochs;
+  s["optimiser"] = to.optimiser;
+  s["batch_size"] = to.batch_size;
+  s["lr0"] = to.lr0;
+  s["loss_normalisation"] = to.loss_normalisation;
+  s["masking"] = to.masking;
+  s["l2"] = to.l2;
+  s["precision"] = nn::to_string(precision);
+  if (kind == "factored") {
+    s["init_std_A"] = std_A;
+    s["init_std_V"] = std_V;
+    s["scores"] = "APC-corrected Frobenius norm of the zero-sum-gauge blocks A_ij V, gap excluded";
+  } else {
+    s["layers"] = tro.layers;
+    s["d"] = tro.d;
+    s["ffn_width"] = tro.ffn_width;
+    s["head"] = tro.head;
+    s["scores"] = tro.layers >= 2 ? "APC-corrected symmetrised attention map, mean of the last two layers"
+                                  : "APC-corrected symmetrised attention map of the layer";
+  }
+  st.write_summary(s);
+  st.timings()["training_seconds"] = seconds;
+  st.timings()["seconds_per_epoch"] = seconds / double(last.epoch);
+}
+
+}  // namespace potts
