@@ -531,6 +531,50 @@ std::vector<Cell> gaussian_claims(const nlohmann::json& replica, const nlohmann:
   return out;
 }
 
+std::vector<Cell> protein_claims(const nlohmann::json& score, double margin) {
+  struct Top {
+    double p, se;
+  };
+  auto top = [&](const std::string& predictor) {
+    const nlohmann::json& c = score.at("predictors").at(predictor).at("precision").at("6+").at("L");
+    return Top{c.at("mean").get<double>(), c.at("se").get<double>()};
+  };
+  const Top f = top("factored"), v1 = top("vanilla1"), v3 = top("vanilla3"), plm = top("plm");
+  const double z = t_critical(0, kLevel);
+  const std::string basis = "training seeds and the L predicted pairs (binomial)";
+  std::vector<Cell> out;
+  {
+    const double d = v3.p - f.p, s = std::hypot(v3.se, f.se);
+    out.push_back(make_cell("P1", "on a real family, one factored layer predicts contacts at least as well as three "
+                                  "vanilla layers (top-L precision)",
+                            Estimate{d, s, 0, basis}, absence(d, s, z),
+                            fmt("d = P(three vanilla layers) − P(factored) = %.3f ± %.3f", d, s),
+                            "an absence: holds unless d > z·s.e. (one-sided z-test at 5 %, z = 1.645)"));
+  }
+  {
+    const double d = f.p - v1.p, s = std::hypot(f.se, v1.se);
+    out.push_back(make_cell("P2", "on a real family, one factored layer predicts contacts better than one vanilla "
+                                  "layer (top-L precision)",
+                            Estimate{d, s, 0, basis}, comparison(d, s, z),
+                            fmt("d = P(factored) − P(one vanilla layer) = %.3f ± %.3f", d, s),
+                            "one-sided z-test at 5 %: holds if d > z·s.e., does not hold if d < −z·s.e., "
+                            "undecided otherwise"));
+  }
+  {
+    const double d = f.p - plm.p, s = std::hypot(f.se, plm.se);
+    char rule[200];
+    std::snprintf(rule, sizeof rule,
+                  "parity within %.2f: holds if ∣d∣ + z·s.e. < %.2f, does not hold if ∣d∣ − z·s.e. > %.2f, "
+                  "undecided otherwise (z = 1.645)",
+                  margin, margin, margin);
+    out.push_back(make_cell("P3", "on a real family, factored attention predicts contacts on par with the "
+                                  "pseudo-likelihood model (top-L precision)",
+                            Estimate{d, s, 0, basis}, level(std::abs(d), s, z, margin, margin),
+                            fmt("d = P(factored) − P(PLM) = %.3f ± %.3f", d, s), rule));
+  }
+  return out;
+}
+
 nlohmann::json to_json(const Cell& c) {
   return {{"id", c.id},       {"statement", c.statement}, {"verdict", to_string(c.verdict)},
           {"value", c.value}, {"se", c.se},               {"number", c.number},

@@ -92,6 +92,18 @@ Cell initial_decay(const nlohmann::json& potts);
 std::vector<Cell> gaussian_claims(const nlohmann::json& replica, const nlohmann::json& simulation,
                                   const nlohmann::json& finite_size);
 
+// Claims P1-P3 on a real protein family, from the proteins_score stage's
+// summary: top-L precision (|i − j| ≥ 6) of each model, averaged over its
+// seeds, with s.e.² = (seed spread's s.e.)² + p(1 − p)/L, the sampling
+// error of a precision over L predicted pairs; one-sided z-tests at 5 %.
+//  * P1 (an absence: factored attention is not worse than three vanilla
+//    layers): d = P(vanilla3) − P(factored); does not hold if d > z·s.e.
+//  * P2 (a comparison): d = P(factored) − P(vanilla1).
+//  * P3 (parity with the pseudo-likelihood model within `margin`):
+//    holds if |d| + z·s.e. < margin, does not hold if |d| − z·s.e. > margin,
+//    undecided otherwise (d = P(factored) − P(plm)).
+std::vector<Cell> protein_claims(const nlohmann::json& score, double margin);
+
 nlohmann::json to_json(const Cell& c);
 
 // Position of the peak of a test-loss curve over realisations: for each

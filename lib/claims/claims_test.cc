@@ -199,3 +199,43 @@ TEST(BootstrapPeak, FindsAClearPeakAndIsSeeded) {
 }  // namespace
 }  // namespace claims
 }  // namespace potts
+
+namespace potts::claims {
+namespace {
+
+nlohmann::json protein_score(double f, double v1, double v3, double plm, double se) {
+  nlohmann::json s;
+  for (const auto& [p, x] : std::map<std::string, double>{{"factored", f}, {"vanilla1", v1}, {"vanilla3", v3}, {"plm", plm}})
+    s["predictors"][p]["precision"]["6+"]["L"] = {{"mean", x}, {"se", se}};
+  return s;
+}
+
+// P1 is an absence (vanilla3 not better), P2 a comparison, P3 parity within
+// the margin; each verdict switches where its rule says (z = 1.645).
+TEST(ProteinClaims, VerdictsSwitchWhereTheRulesSay) {
+  const double se = 0.02 / std::sqrt(2.0);  // the difference's s.e. is 0.02
+  auto verdicts = [&](double f, double v1, double v3, double plm) {
+    std::vector<Verdict> v;
+    for (const auto& c : protein_claims(protein_score(f, v1, v3, plm, se), 0.1)) v.push_back(c.verdict);
+    return v;
+  };
+  // vanilla3 ahead by 0.03 < 1.645·0.02: not rejected; by 0.04: rejected.
+  EXPECT_EQ(verdicts(0.40, 0.1, 0.43, 0.4)[0], Verdict::kHolds);
+  EXPECT_EQ(verdicts(0.40, 0.1, 0.44, 0.4)[0], Verdict::kDoesNotHold);
+  // factored ahead of one vanilla layer by 0.04 / 0.03 / behind by 0.04.
+  EXPECT_EQ(verdicts(0.40, 0.36, 0.1, 0.4)[1], Verdict::kHolds);
+  EXPECT_EQ(verdicts(0.40, 0.37, 0.1, 0.4)[1], Verdict::kUndecided);
+  EXPECT_EQ(verdicts(0.40, 0.44, 0.1, 0.4)[1], Verdict::kDoesNotHold);
+  // parity: |d| = 0.06 (0.06 + 0.033 < 0.1), 0.08 (neither), 0.14 (0.14 − 0.033 > 0.1), either sign.
+  EXPECT_EQ(verdicts(0.40, 0.1, 0.1, 0.46)[2], Verdict::kHolds);
+  EXPECT_EQ(verdicts(0.40, 0.1, 0.1, 0.32)[2], Verdict::kUndecided);
+  EXPECT_EQ(verdicts(0.40, 0.1, 0.1, 0.26)[2], Verdict::kDoesNotHold);
+  EXPECT_EQ(verdicts(0.40, 0.1, 0.1, 0.54)[2], Verdict::kDoesNotHold);
+  const auto cells = protein_claims(protein_score(0.4, 0.1, 0.1, 0.46, se), 0.1);
+  EXPECT_EQ(cells[2].id, "P3");
+  EXPECT_NEAR(cells[2].value, -0.06, 1e-12);
+  EXPECT_NEAR(cells[2].se, 0.02, 1e-12);
+}
+
+}  // namespace
+}  // namespace potts::claims

@@ -20,6 +20,7 @@ void run_claims(Stage& st) {
   t.erec_good = th.number("erec_good", 0.0, 1.0);
   t.erec_bad = th.number("erec_bad", t.erec_good, 1.0);
   th.finish();
+  const double protein_margin = cfg.number_open("protein_parity_margin", 0.0, 1.0);
   cfg.finish();
 
   nlohmann::json s;
@@ -76,6 +77,14 @@ void run_claims(Stage& st) {
   {
     s["gaussian"][c.id] = claims::to_json(c);
     add_row("gaussian", c);
+  }
+  // The real protein family (claims P1-P3), when its scores are an input.
+  if (st.inputs().count("proteins/summary.json")) {
+    for (const auto& c : claims::protein_claims(read_json(st.input("proteins/summary.json")), protein_margin)) {
+      s["proteins"][c.id] = claims::to_json(c);
+      add_row("proteins", c);
+    }
+    s["protein_parity_margin"] = protein_margin;
   }
   s["readings"] = readings;
   s["thresholds"] = {{"erec_good", t.erec_good}, {"erec_bad", t.erec_bad}};

@@ -6,11 +6,14 @@
 //          data set of every regime (config "data_sets"); <reading>_potts/
 //          or <reading>_peak/ (summary.json, realisations.csv) for claim 5;
 //          initial_<variant>/summary.json (optional: the initial decay's
-//          variants); replica/, sim/ and finite/ summaries for claim 4.
+//          variants); replica/, sim/ and finite/ summaries for claim 4;
+//          proteins/summary.json (optional: the proteins_score stage) for
+//          claims P1-P3.
 // Config:  {"readings": [...], "data_sets": {<reading>: [sets]},
-//           "bootstrap_resamples": n, "thresholds": {"erec_good", "erec_bad"}}
+//           "bootstrap_resamples": n, "thresholds": {"erec_good", "erec_bad"},
+//           "protein_parity_margin": P3's margin in top-L precision}
 // Outputs: summary.json: {<reading>: {<claim id>: cell}, "gaussian": {...},
-//          "initial_decay": {...}, "table": [rows]}; claims.csv with names:
+//          "initial_decay": {...}, "proteins": {...}, "table": [rows]}; claims.csv with names:
 //          reading, claim, statement, verdict, value, se, basis, number, rule.
 #pragma once
 #include "stages/runtime/stage.h"
