@@ -7,9 +7,10 @@ load("//tools:stage.bzl", "stage")
 
 load("//paper:dag.bzl", "FINITE_SIZE_D", "INITIAL_DECAY", "MODELS")
 load("//paper:readings.bzl", "DATA_SETS", "EQUAL_BUDGET_SEEDS", "HEADLINE", "READINGS", "REPLICATES")
+load("//stages/proteins:proteins.bzl", "PROTEIN_RUNS")
 
 # Figures drawn once per scale, and the Potts figures drawn once per reading.
-FIGURES = ["fig3_left", "fig3_decay", "diversity", "diversity_lambda"]
+FIGURES = ["fig3_left", "fig3_decay", "diversity", "diversity_lambda", "proteins_contacts", "proteins_precision"]
 POTTS_FIGURES = ["fig2a", "fig2b", "fig2c", "fig2d", "fig3_right"]
 
 def _data_set(scale, d):
@@ -83,6 +84,14 @@ def paper_stages(scale):
     for seed in EQUAL_BUDGET_SEEDS:
         label = "//stages/train:paper_%s_vanilla1_equal_s%d" % (HEADLINE, seed) if scale == "paper" else "//stages/train:quick_vanilla1"
         out.append((label, "vanilla1_equal_s%d" % seed, "summary.json,curves.csv,params.h5"))
+
+    # The real protein family: its columns and contacts, every predictor's
+    # run (summaries, curves and contact scores) and the scores.
+    family = "//stages/proteins:%s_pf00071" % scale
+    out.append((family, "pf00071", "summary.json,columns.csv,contacts.csv"))
+    out.append((family + "_score", "proteins", "*.csv,summary.json"))
+    for run in PROTEIN_RUNS[scale]:
+        out.append(("%s_%s" % (family, run), None, "summary.json,curves.csv,scores.h5" if run not in ["evfold", "psicov"] else "summary.json,scores.h5"))
     return out
 
 def paper_targets(scale, collector):

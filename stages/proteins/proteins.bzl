@@ -11,6 +11,28 @@ Configs are configs/<config_prefix><model>.json.
 
 load("//tools:stage.bzl", "stage")
 
+# The models of the real family, per scale (seeds of each trained model),
+# and every run of a branch by its name suffix.
+PROTEIN_MODELS = {
+    "paper": {
+        "factored": [1, 2, 3],
+        "vanilla1": [1, 2, 3],
+        "vanilla3": [1, 2, 3],
+    },
+    "quick": {
+        "factored": [1, 2],
+        "vanilla1": [1],
+        "vanilla3": [1],
+    },
+}
+
+BASELINES = ["evfold", "psicov"]
+
+PROTEIN_RUNS = {
+    scale: ["%s_s%d" % (m, s) for m, seeds in models.items() for s in seeds] + ["plm"] + BASELINES
+    for scale, models in PROTEIN_MODELS.items()
+}
+
 TRAIN_OUTS = [
     "params.h5",
     "scores.h5",
@@ -19,6 +41,7 @@ TRAIN_OUTS = [
 ]
 
 SCORE_OUTS = [
+    "top_pairs.csv",
     "precision.csv",
     "curves.csv",
     "map_true.csv",
@@ -29,7 +52,7 @@ SCORE_OUTS = [
     "summary.json",
 ]
 
-def protein_family(name, config, msa, models, structure = None, config_prefix = "", baselines = ["evfold", "psicov"]):
+def protein_family(name, config, msa, models, structure = None, config_prefix = "", baselines = BASELINES):
     inputs = {msa: "msa"}
     if structure:
         inputs[structure] = "structure"

@@ -73,8 +73,12 @@ void run_proteins_score(Stage& st) {
   const std::size_t curve_max_k = std::size_t(cfg.integer("curve_max_k", 1, 1000000));
   cfg.finish();
   const FamilyData f = read_family(st);
-  if (!f.has_structure || f.contacts.empty())
-    throw StageError(st.input("family/summary.json") + ": the family has no structure; nothing to score against");
+  const bool scored = f.has_structure;
+  if (!scored)
+    for (const std::string key : {"precision.csv", "curves.csv", "map_true.csv"})
+      if (st.wants(key))
+        throw StageError("output '" + key + "' needs a structure, and the family (" +
+                         st.input("family/summary.json") + ") has none; ask for top_pairs.csv and summary.json only");
   const arma::uword L = f.train.L;
 
   // --- the runs, by predictor ---
@@ -105,6 +109,37 @@ void run_proteins_score(Stage& st) {
     runs[predictor].push_back(std::move(r));
   }
   for (auto& [p, rs] : runs) std::sort(rs.begin(), rs.end(), [](const Run& a, const Run& b) { return a.seed < b.seed; });
+
+  // --- every predictor's top L pairs, marked when a structure is known ---
+  {
+    std::ostringstream top;
+    top << "predictor,seed,rank,i,j,score,contact\n";
+    for (const std::string& p : kOrder) {
+      if (!runs.count(p)) continue;
+      for (const Run& r : runs[p]) {
+        const arma::mat& S = r.scores.at("counted");
+        const auto pairs = ranked_pairs(S, f.residues, 6);
+        for (std::size_t t = 0; t < std::min<std::size_t>(L, pairs.size()); ++t) {
+          const int i = f.residues[pairs[t].first], j = f.residues[pairs[t].second];
+          char score[32];
+          std::snprintf(score, sizeof score, "%.6g", S(pairs[t].first, pairs[t].second));
+          top << p << ',' << r.seed << ',' << t + 1 << ',' << i << ',' << j << ',' << score << ','
+              << (scored ? (f.contacts.count({std::min(i, j), std::max(i, j)}) ? "1" : "0") : "") << '\n';
+        }
+      }
+    }
+    write_text_atomic(st.output("top_pairs.csv"), top.str());
+  }
+  if (!scored) {
+    nlohmann::json s;
+    s["L"] = L;
+    s["first_residue"] = f.residues.front();
+    s["last_residue"] = f.residues.back();
+    s["structure"] = nullptr;
+    for (const auto& [p, rs] : runs) s["predictors"][p]["runs"] = rs.size();
+    st.write_summary(s);
+    return;
+  }
 
   // --- precision table and summary ---
   std::ostringstream table;

@@ -9,6 +9,9 @@
 // Config: {"map_seed": the seed whose predictions the contact map shows,
 // "curve_max_k": the largest k of the precision curves}.
 // Outputs:
+//  * top_pairs.csv: predictor, seed, rank, i, j (residue numbers), score,
+//    contact (1 or 0; empty without a structure): every run's top L pairs
+//    with |i − j| ≥ 6;
 //  * precision.csv: predictor, seed (0: deterministic), scores ("counted" or
 //    "layer_<k>"), separation ("6+" or "24+"), top ("L", "L/2", "L/5"), k,
 //    precision;
@@ -20,6 +23,7 @@
 //  * summary.json: per predictor and measure the mean over seeds, the seed
 //    spread's standard error, the binomial error of a precision over k
 //    pairs and their combined standard error; MLM test losses.
+// Without a structure only top_pairs.csv and summary.json can be asked for.
 #pragma once
 #include "stages/runtime/stage.h"
 

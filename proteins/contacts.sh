@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# //proteins:contacts: the proteins branch of the paper's DAG on a user's own
+# alignment, outside Bazel's cache: prepare the family, train factored
+# attention, one and three vanilla layers (seeds 1..N) and the
+# pseudo-likelihood model, run freecontact's baselines, then score every
+# predictor against a structure (table, contact map, precision curves) or,
+# without one, list each predictor's top L pairs.
+set -euo pipefail
+
+usage() {
+  cat <<'USAGE'
+usage: tools/bazel run //proteins:contacts -- --msa FILE (--query NAME | --first-residue N)
+                                             [--pdb FILE] [--out DIR] [--seeds N] [--quick]
+
+  --msa FILE          the alignment: A2M/aligned FASTA with Pfam's insert convention
+                      (lower case and '.' are insert columns), or a flat .aln file
+                      (one aligned sequence per line, the query first)
+  --query NAME        A2M: the query is the first sequence whose name starts with
+                      NAME, e.g. RASH_HUMAN/ (its name must end in /start-end)
+  --first-residue N   flat aln: the residue number of the query's first column
+  --pdb FILE          a PDB file of the query: contacts are scored against it
+  --out DIR           where to write (default: ./contacts_out)
+  --seeds N           training seeds per model (default 3)
+  --quick             the test configurations (short runs), to try the tool out
+
+Writes DIR/<step>/ for every step (each with its summary.json and provenance.json),
+and DIR/top_pairs.csv; with --pdb also DIR/precision.csv and the figures
+DIR/proteins_contacts.png, DIR/proteins_precision.png.
+USAGE
+}
+
+msa="" query="" first="" pdb="" out="contacts_out" seeds=3 prefix=""
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --msa) msa="$2"; shift 2 ;;
+    --query) query="$2"; shift 2 ;;
+    --first-residue) first="$2"; shift 2 ;;
+    --pdb) pdb="$2"; shift 2 ;;
+    --out) out="$2"; shift 2 ;;
+    --seeds) seeds="$2"; shift 2 ;;
+    --quick) prefix="quick_"; shift ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "contacts: unknown argument '$1' (--help lists them)" >&2; exit 2 ;;
+  esac
+done
+[[ -n "$msa" ]] || { echo "contacts: --msa FILE is required (--help)" >&2; exit 2; }
+[[ -n "$query" || -n "$first" ]] || { echo "contacts: give --query NAME (A2M) or --first-residue N (aln)" >&2; exit 2; }
+[[ "$seeds" =~ ^[1-9][0-9]*$ ]] || { echo "contacts: --seeds must be a positive integer, got '$seeds'" >&2; exit 2; }
+
+# Paths given by the user are relative to where they ran `bazel run`.
+here="${BUILD_WORKING_DIRECTORY:-$PWD}"
+abs() { [[ "$1" = /* ]] && echo "$1" || echo "$here/$1"; }
+msa="$(abs "$msa")"
+[[ -f "$msa" ]] || { echo "contacts: --msa: no such file: $msa" >&2; exit 2; }
+if [[ -n "$pdb" ]]; then pdb="$(abs "$pdb")"; [[ -f "$pdb" ]] || { echo "contacts: --pdb: no such file: $pdb" >&2; exit 2; }; fi
+out="$(abs "$out")"
+mkdir -p "$out"
+
+runfiles="${RUNFILES_DIR:-$0.runfiles}/potts_attention"
+bin="$runfiles/stages/proteins"
+configs="$runfiles/stages/proteins/configs"
+figures="$runfiles/stages/figures"
+
+# One stage: run NAME TOOL CONFIG SEED OUTS... with inputs in $inputs.
+run() {
+  local name="$1" tool="$2" config="$3" seed="$4"; shift 4
+  local dir="$out/$name" args=()
+  mkdir -p "$dir"
+  for o in "$@"; do args+=(--out "$o=$dir/$o"); done
+  echo "contacts: $name" >&2
+  "$tool" --target "//proteins:contacts/$name" --config "$config" --seed "$seed" "${inputs[@]}" "${args[@]}" \
+    --provenance "$dir/provenance.json"
+}
+family_inputs() {
+  inputs=()
+  for f in train.h5 test.h5 train.aln columns.csv contacts.csv summary.json; do
+    inputs+=(--in "family/$f=$out/family/$f")
+  done
+}
+
+# 1. The family. Format by extension; the test configs' split and cutoffs.
+format=a2m
+[[ "$msa" == *.aln ]] && format=aln
+prepare_config="$out/family.config.json"
+{
+  echo "{"
+  echo "  \"format\": \"$format\","
+  if [[ "$format" == a2m ]]; then echo "  \"query\": \"$query\","; else echo "  \"first_residue\": ${first:-1},"; fi
+  echo "  \"identity\": 0.8, \"test_fraction\": 0.2, \"contact_cutoff\": 8.0, \"min_separation\": 6"
+  echo "}"
+} > "$prepare_config"
+inputs=(--in "msa/$(basename "$msa")=$msa")
+[[ -n "$pdb" ]] && inputs+=(--in "structure/$(basename "$pdb")=$pdb")
+run family "$bin/prepare" "$prepare_config" 1 train.h5 test.h5 train.aln columns.csv contacts.csv summary.json
+
+# 2. The models and baselines.
+family_inputs
+score_inputs=("${inputs[@]}")
+for model in factored vanilla1 vanilla3; do
+  for seed in $(seq 1 "$seeds"); do
+    family_inputs
+    run "${model}_s$seed" "$bin/train" "$configs/$prefix$model.json" "$seed" params.h5 scores.h5 curves.csv summary.json
+    score_inputs+=(--in "${model}_s$seed/scores.h5=$out/${model}_s$seed/scores.h5"
+                   --in "${model}_s$seed/summary.json=$out/${model}_s$seed/summary.json")
+  done
+done
+family_inputs
+run plm "$bin/train" "$configs/${prefix}plm.json" 0 params.h5 scores.h5 curves.csv summary.json
+score_inputs+=(--in "plm/scores.h5=$out/plm/scores.h5" --in "plm/summary.json=$out/plm/summary.json")
+for profile in evfold psicov; do
+  family_inputs
+  run "$profile" "$bin/freecontact" "$configs/$profile.json" 0 freecontact.txt scores.h5 summary.json
+  score_inputs+=(--in "$profile/scores.h5=$out/$profile/scores.h5" --in "$profile/summary.json=$out/$profile/summary.json")
+done
+
+# 3. Scores: against the structure, or the top pairs alone.
+inputs=("${score_inputs[@]}")
+if [[ -n "$pdb" ]]; then
+  run score "$bin/score" "$configs/${prefix}score.json" 0 top_pairs.csv precision.csv curves.csv map_true.csv \
+    map_factored_hits.csv map_factored_misses.csv map_plm_hits.csv map_plm_misses.csv summary.json
+  cp "$out/score/precision.csv" "$out/precision.csv"
+  for fig in proteins_contacts proteins_precision; do
+    inputs=(--in "script/$fig.gp=$figures/scripts/$fig.gp" --in "common/common.gp=$figures/scripts/common.gp")
+    for f in "$out"/family/*; do inputs+=(--in "family/$(basename "$f")=$f"); done
+    for f in "$out"/score/*; do inputs+=(--in "proteins/$(basename "$f")=$f"); done
+    run "$fig" "$runfiles/stages/figures/figures" "$figures/configs/$fig.json" 0 "$fig.png" "$fig.pdf" "$fig.dat" summary.json
+    cp "$out/$fig/$fig.png" "$out/$fig.png"
+  done
+else
+  run score "$bin/score" "$configs/${prefix}score.json" 0 top_pairs.csv summary.json
+fi
+cp "$out/score/top_pairs.csv" "$out/top_pairs.csv"
+echo "contacts: done; results in $out" >&2
