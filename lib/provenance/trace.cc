@@ -1,0 +1,141 @@
+#include "lib/provenance/trace.h"
+
+#include <filesystem>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "lib/core/error.h"
+#include "lib/core/io.h"
+#include "lib/provenance/results.h"
+
+namespace fs = std::filesystem;
+
+namespace potts::provenance {
+
+namespace {
+
+std::string relative_to(const std::string& dir, std::string file) {
+  std::error_code ec;
+  const fs::path d = fs::weakly_canonical(dir, ec);
+  if (!file.empty() && file[0] == '/') {
+    const fs::path f = fs::weakly_canonical(file, ec);
+    const std::string rel = f.lexically_relative(d).generic_string();
+    if (!rel.empty() && rel.rfind("..", 0) != 0) return rel;
+    throw StageError(file + " is not inside " + dir);
+  }
+  const std::string base = fs::path(dir).filename().string() + "/";
+  if (file.rfind(base, 0) == 0) file = file.substr(base.size());
+  if (file.rfind("./", 0) == 0) file = file.substr(2);
+  return file;
+}
+
+struct Tracer {
+  std::string dir;
+  nlohmann::json manifest;
+  // Where each (target, basename) lies in results/.
+  std::map<std::pair<std::string, std::string>, std::string> located;
+  std::set<std::string> shown;  // targets already printed
+  std::ostringstream out;
+
+  void record(const nlohmann::json& r, const std::string& indent) {
+    const std::string target = r.value("target", "?");
+    out << indent << "made by " << target << " (stage " << r.value("stage", "?") << "), seed "
+        << r.value("seed", nlohmann::json()).dump() << "\n";
+    if (shown.count(target)) {
+      out << indent << "  (its chain is shown above)\n";
+      return;
+    }
+    shown.insert(target);
+    nlohmann::json config = r.value("config", nlohmann::json::object());
+    if (config.is_object()) config.erase("_comment");
+    out << indent << "  config " << r.value("config_file", "?") << " (sha256 " << r.value("config_sha256", "?")
+        << "): " << config.dump() << "\n";
+    out << indent << "  code version " << r.value("code_version", "(not recorded)") << ", binary sha256 "
+        << r.value("tool_sha256", "(not recorded)") << "\n";
+    const nlohmann::json& inputs = r.value("inputs", nlohmann::json::object());
+    const nlohmann::json& upstream = r.value("upstream", nlohmann::json::object());
+    if (inputs.empty()) out << indent << "  inputs: none (the first stage of its chain)\n";
+    // Source files first, then each upstream stage with the files read from it.
+    std::map<std::string, std::vector<std::string>> by_upstream;
+    for (const auto& [key, in] : inputs.items()) {
+      const std::string up_key = key.substr(0, key.find('/'));
+      if (upstream.contains(up_key)) {
+        by_upstream[up_key].push_back(key);
+      } else {
+        out << indent << "  input " << key << ", sha256 " << in.value("sha256", "?") << ": a source file, "
+            << in.value("path", "?") << "\n";
+      }
+    }
+    for (const auto& [up_key, keys] : by_upstream) {
+      const nlohmann::json& up = upstream[up_key];
+      out << indent << "  inputs from " << up.value("target", "?") << ":\n";
+      for (const std::string& key : keys) {
+        const std::string read = inputs[key].value("sha256", "?");
+        const std::string base = key.substr(key.find('/') + 1);
+        out << indent << "    " << key << ", sha256 " << read;
+        const auto at = located.find({up.value("target", ""), base});
+        if (base == "provenance.json") {
+          out << " (its record, embedded below)\n";
+        } else if (at == located.end()) {
+          out << " (not copied to results/)\n";
+        } else {
+          const std::string path = dir + "/" + at->second;
+          const std::string now = fs::exists(path) ? sha256_file(path) : "(missing)";
+          out << ", results/" << at->second
+              << (now == read ? ": unchanged" : ": CHANGED, now " + now + " (this link is broken)") << "\n";
+          if (now != read) broken.push_back("results/" + at->second);
+        }
+      }
+      record(up, indent + "    ");
+    }
+  }
+  std::vector<std::string> broken;  // results/ files that differ from what their consumer read
+};
+
+}  // namespace
+
+std::string trace_result(const std::string& dir, const std::string& file, const std::vector<std::string>* problems) {
+  Tracer t;
+  t.dir = dir;
+  const std::string manifest_path = dir + "/MANIFEST.json";
+  t.manifest = read_json(manifest_path);
+  const nlohmann::json& files = t.manifest.at("files");
+  const std::string rel = relative_to(dir, file);
+  if (!files.contains(rel))
+    throw StageError(file + " is not a result: " + manifest_path + " does not list '" + rel + "' (it lists " +
+                     std::to_string(files.size()) + " files: figures/, the stage directories, provenance/, paper.md)");
+  for (const auto& [path, m] : files.items())
+    if (m.contains("target")) t.located[{m["target"].get<std::string>(), fs::path(path).filename().string()}] = path;
+  const nlohmann::json& m = files[rel];
+  const std::string now = sha256_file(dir + "/" + rel);
+  t.out << "results/" << rel << "\n";
+  t.out << "  sha256 " << now
+        << (now == m.value("sha256", "") ? " (as MANIFEST.json records)"
+                                         : " — CHANGED: MANIFEST.json records " + m.value("sha256", "?"))
+        << "\n";
+  const std::string target = m.value("target", "");
+  const std::string record_path = dir + "/provenance/" + record_name(target);
+  if (target.empty() || !fs::exists(record_path)) {
+    t.out << "  (no stage record: " << (target.empty() ? "not made by a stage" : record_path + " is missing") << ")\n";
+  } else {
+    t.record(read_json(record_path), "  ");
+  }
+  std::vector<std::string> mine;
+  if (problems)
+    for (const auto& line : *problems)
+      if (line.find(rel) != std::string::npos) mine.push_back(line);
+  if (t.broken.empty() && mine.empty() && now == m.value("sha256", ""))
+    t.out << (problems ? "status: current\n" : "status: consistent with MANIFEST.json (staleness against the tree not checked)\n");
+  if (!t.broken.empty() || !mine.empty() || now != m.value("sha256", "")) {
+    t.out << "status: STALE\n";
+    if (now != m.value("sha256", "")) t.out << "  the file itself changed since collection\n";
+    for (const auto& b : t.broken) t.out << "  an input changed after it was read: " << b << "\n";
+    for (const auto& line : mine) t.out << "  " << line << "\n";
+  }
+  return t.out.str();
+}
+
+}  // namespace potts::provenance

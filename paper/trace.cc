@@ -1,0 +1,56 @@
+// //paper:trace: the chain of one file of results/ back to the first stage
+// (lib/provenance/trace.h), and whether it is current against the tree.
+//
+//   tools/bazel run //paper:trace -- results/figures/fig2a_h70.png
+#include <cstdlib>
+#include <iostream>
+
+#include "lib/provenance/results.h"
+#include "lib/provenance/stale.h"
+#include "lib/provenance/trace.h"
+
+int main(int argc, char** argv) {
+  std::string file, dir, fingerprints, root = ".";
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--results" && i + 1 < argc) {
+      dir = argv[++i];
+    } else if (a == "--fingerprints" && i + 1 < argc) {
+      fingerprints = argv[++i];
+    } else if (a == "--root" && i + 1 < argc) {
+      root = argv[++i];
+    } else if (a == "-h" || a == "--help") {
+      std::cout << "usage: tools/bazel run //paper:trace -- FILE\n\n"
+                   "Prints the chain of FILE, a file of results/ (e.g. results/figures/fig2a_h70.png): its SHA-256,\n"
+                   "the stage that made it, its configuration and seed, every input with its hash, recursively\n"
+                   "back to the first stage, the code version, and whether it is current or stale (and why).\n";
+      return 0;
+    } else if (file.empty() && a.rfind("--", 0) != 0) {
+      file = a;
+    } else {
+      std::cerr << "trace: unexpected argument '" << a << "' (--help)\n";
+      return 2;
+    }
+  }
+  if (file.empty()) {
+    std::cerr << "trace: give a file of results/, e.g. results/figures/fig2a_h70.png (--help)\n";
+    return 2;
+  }
+  const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
+  if (dir.empty()) dir = ws ? std::string(ws) + "/results" : "results";
+  // Relative paths are the user's, from where they ran `bazel run`.
+  const char* cwd = std::getenv("BUILD_WORKING_DIRECTORY");
+  if (cwd && file[0] != '/') file = std::string(cwd) + "/" + file;
+  try {
+    std::vector<std::string> stale;
+    if (!fingerprints.empty())
+      stale = potts::provenance::stale_results(dir, potts::provenance::read_fingerprints(fingerprints), root, true).stale;
+    // The audit's own problems (a changed file anywhere) count too.
+    for (const auto& p : potts::provenance::audit_results(dir)) stale.push_back(p);
+    std::cout << potts::provenance::trace_result(dir, file, &stale);
+  } catch (const std::exception& e) {
+    std::cerr << "trace: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
