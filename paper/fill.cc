@@ -3,19 +3,59 @@
 // upstream stage given, and writes paper.md with each {{stage.key}} replaced
 // by its value (lib/provenance/literate.h). The record of this stage names
 // every summary behind every number.
+//
+// With the output paper.html it also renders the account with Debian's
+// pandoc: every number a link to its source (lib/provenance/linked.h), the
+// figures inline, and the specification (input "spec/<name>.md") as an
+// appendix, its mathematics as MathML; a style sheet from input
+// "html_header/<name>.html"; standalone, no network, the same bytes for the
+// same inputs.
+#include <sys/wait.h>
+
+#include <cstdio>
+
 #include "lib/core/io.h"
 #include "stages/runtime/stage.h"
+#include "lib/provenance/linked.h"
 #include "lib/provenance/literate.h"
+
+namespace {
+
+std::string quoted(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// Runs a shell command; its standard output, or a StageError naming it.
+std::string run(const std::string& command) {
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) throw potts::StageError("cannot run " + command);
+  std::string out;
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) out.append(buf, n);
+  const int status = pclose(pipe);
+  if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw potts::StageError(command + " failed; is Debian's pandoc installed? (tools/bazel installs it)");
+  return out;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace potts;
   return run_stage("paper", "Fills the literate paper's numbers from stage summaries.", argc, argv, [](Stage& st) {
-    std::string template_key;
+    std::string template_key, spec_key, header_key;
     std::map<std::string, provenance::StageDocs> docs;
     for (const auto& [key, path] : st.inputs()) {
       auto slash = key.find('/');
       const std::string k = key.substr(0, slash), f = key.substr(slash + 1);
-      if (k == "template") {
+      if (k == "spec") {
+        spec_key = key;
+      } else if (k == "html_header") {
+        header_key = key;
+      } else if (k == "template") {
         if (!template_key.empty()) throw StageError("paper: more than one template/ input");
         template_key = key;
       } else if (f == "summary.json") {
@@ -29,5 +69,20 @@ int main(int argc, char** argv) {
     // Name the template by its source path in messages.
     const std::string text = provenance::fill_placeholders(read_text(path), docs, path);
     write_text_atomic(st.output("paper.md"), text);
+    if (!st.wants("paper.html")) return;
+    // The rendered paper: the linked Markdown and the specification, through pandoc.
+    const std::string html = st.output("paper.html");
+    const std::string linked_md = html + ".md.tmp";
+    write_text_atomic(linked_md, provenance::linked_markdown(read_text(path), docs, path));
+    std::string version = run("/usr/bin/pandoc --version");
+    version = version.substr(0, version.find('\n'));
+    write_atomic(html, [&](const std::string& tmp) {
+      run("/usr/bin/pandoc --from=markdown --to=html5 --standalone --mathml" +
+          (header_key.empty() ? std::string() : " --include-in-header=" + quoted(st.input(header_key))) +
+          " --metadata pagetitle='What does self-attention learn from masked language modelling? A reproduction'"
+          " --output=" + quoted(tmp) + " " + quoted(linked_md) + (spec_key.empty() ? "" : " " + quoted(st.input(spec_key))));
+    });
+    std::remove(linked_md.c_str());
+    st.facts()["pandoc"] = version;
   });
 }

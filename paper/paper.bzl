@@ -114,6 +114,8 @@ def paper_targets(scale, collector):
         else:
             inputs[label] = key
     inputs[":paper_template"] = "template"
+    inputs[":spec"] = "spec"
+    inputs[":html_header"] = "html_header"
 
     # The literate paper: paper.md with {{key.field}} filled from summaries.
     stage(
@@ -122,10 +124,10 @@ def paper_targets(scale, collector):
         seed = 0,
         tool = ":fill",
         inputs = inputs,
-        outs = ["paper.md"],
+        outs = ["paper.md", "paper.html"],
         tags = tags,
     )
-    index[":%s_md" % scale] = "paper.md"
+    index[":%s_md" % scale] = "paper.md,paper.html"
     results_index(name = scale + "_index", targets = index, tags = tags)
 
     # What every stage of the DAG is made of (configs, seeds, source inputs,

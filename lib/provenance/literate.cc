@@ -130,7 +130,7 @@ const nlohmann::json& resolve(const std::map<std::string, StageDocs>& stages, co
 }
 
 std::string fill_placeholders(const std::string& text, const std::map<std::string, StageDocs>& stages,
-                              const std::string& origin) {
+                              const std::string& origin, const Decorate& decorate) {
   std::string out;
   std::size_t pos = 0;
   while (true) {
@@ -149,7 +149,13 @@ std::string fill_placeholders(const std::string& text, const std::map<std::strin
     }
     const nlohmann::json& v = resolve(stages, body, where + ": placeholder {{" + body + "}}");
     try {
-      out += format_value(v, fmt);
+      const std::string value = format_value(v, fmt);
+      if (decorate) {
+        const auto dot = body.find('.');
+        out += decorate(body.substr(0, dot), dot == std::string::npos ? "" : body.substr(dot + 1), value);
+      } else {
+        out += value;
+      }
     } catch (const StageError& e) {
       throw StageError(where + ": placeholder {{" + body + "}}: " + e.what());
     }

@@ -16,6 +16,7 @@
 //
 // Tested by //lib/provenance:results_test.
 #pragma once
+#include <functional>
 #include <map>
 #include <string>
 
@@ -28,8 +29,12 @@ struct StageDocs {
   nlohmann::json provenance;  // its provenance record
 };
 
+// `decorate` (optional) turns each filled value into the text that replaces
+// its placeholder, given the stage key and the path: the rendered paper
+// links every number to its source this way.
+using Decorate = std::function<std::string(const std::string& key, const std::string& path, const std::string& value)>;
 std::string fill_placeholders(const std::string& text, const std::map<std::string, StageDocs>& stages,
-                              const std::string& origin);
+                              const std::string& origin, const Decorate& decorate = {});
 
 // The value {{body}} names (body = key.path, no format), as fill_placeholders
 // finds it; a StageError beginning with `where` when it names nothing.
