@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
     std::string version = run("/usr/bin/pandoc --version");
     version = version.substr(0, version.find('\n'));
     write_atomic(html, [&](const std::string& tmp) {
-      run("/usr/bin/pandoc --from=markdown --to=html5 --standalone --mathml" +
+      run("/usr/bin/pandoc --from=markdown-raw_tex --to=html5 --standalone --mathml" +
           (header_key.empty() ? std::string() : " --include-in-header=" + quoted(st.input(header_key))) +
           " --metadata pagetitle='What does self-attention learn from masked language modelling? A reproduction'"
           " --output=" + quoted(tmp) + " " + quoted(linked_md) + (spec_key.empty() ? "" : " " + quoted(st.input(spec_key))));

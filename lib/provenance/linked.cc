@@ -40,9 +40,17 @@ std::string linked_markdown(const std::string& text, const std::map<std::string,
                               (from_record ? "" : "; record results/" + record);
     return "[" + markdown_escaped(value) + "](" + href + " \"" + title_escaped(title) + "\"){.num}";
   };
-  // ε* in the template's own text: an asterisk Markdown could pair with
-  // another into emphasis.
-  const std::string safe = std::regex_replace(text, std::regex("ε\\*"), "ε\\*");
+  // ε* and w* in the template's own text: an asterisk Markdown could pair
+  // with another into emphasis (outside indented code blocks).
+  std::string safe;
+  bool code = false, line_start = true;
+  for (std::size_t k = 0; k < text.size(); ++k) {
+    if (line_start) code = text.compare(k, 4, "    ") == 0;
+    line_start = text[k] == '\n';
+    const bool after_symbol = (k >= 2 && text.compare(k - 2, 2, "ε") == 0) || (k >= 1 && text[k - 1] == 'w');
+    if (text[k] == '*' && !code && after_symbol && (k + 1 == text.size() || text[k + 1] != '*')) safe += '\\';
+    safe += text[k];
+  }
   std::string md = fill_placeholders(safe, stages, origin, decorate);
   // `results/<file>` -> a link to it.
   md = std::regex_replace(md, std::regex("`results/([^`\\s]+)`"), "[`results/$1`]($1)");

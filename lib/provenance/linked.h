@@ -5,7 +5,8 @@
 // file of results/ the value comes from (the stage's summary.json, or its
 // provenance record for provenance.* paths), relative to results/; the
 // title names the key, the file, the stage target and its record. Values
-// are escaped so that pandoc shows them as written (ε*, products, |x|).
+// are escaped so that pandoc shows them as written (ε*, products, |x|), and
+// so are ε* and w* in the template's own text.
 // Then every `results/<file>` in backticks becomes a link to that file, and
 // every figure `![alt](figures/N.png)` links to its PDF and is followed by
 // links to its data (N.dat), caption and numbers (N.summary.json) and

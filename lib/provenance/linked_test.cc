@@ -32,7 +32,9 @@ TEST(Linked, MarkupInAValueIsEscaped) {
   EXPECT_NE(md.find("[(ε − ε\\*)/ε\\* \\> z·s.e., ∣d∣ \\[a\\_1\\]]("), std::string::npos) << md;
   EXPECT_EQ(markdown_escaped("a|b*c_d`e"), "a\\|b\\*c\\_d\\`e");
   // ε* in the template's text too.
-  EXPECT_EQ(linked_markdown("(ε − ε*)/ε*", docs(), "t.md"), "(ε − ε\\*)/ε\\*");
+  EXPECT_EQ(linked_markdown("(ε − ε*)/ε* and w*·x, *italic*, **bold**", docs(), "t.md"),
+            "(ε − ε\\*)/ε\\* and w\\*·x, *italic*, **bold**");
+  EXPECT_EQ(linked_markdown("    code w* ε*\nw*", docs(), "t.md"), "    code w* ε*\nw\\*");
 }
 
 TEST(Linked, ResultsPathsAndFiguresLinkToTheirFiles) {
