@@ -31,6 +31,7 @@ const std::map<std::string, std::map<std::string, Verdict>> kStated = {
     {"h30",
      {{"1a", H}, {"1b", H}, {"1c", H}, {"2a", U}, {"2b", H}, {"3a", U}, {"3b", H}, {"5a", N}, {"5b", N}, {"5c", N}}},
     {"gaussian", {{"4a", H}, {"4b", H}, {"4c", H}, {"4d", H}}},
+    {"proteins", {{"P1", PROTEIN_P1}, {"P2", PROTEIN_P2}, {"P3", PROTEIN_P3}}},
 };
 
 nlohmann::json load(const std::string& path) { return nlohmann::json::parse(read_text(path)); }
@@ -56,7 +57,7 @@ std::vector<claims::Cell> recompute(const std::string& r, const nlohmann::json& 
 TEST(PaperClaims, EachVerdictIsTheOnePaperMdStates) {
   const nlohmann::json committed = load("results/claims/paper/summary.json");
   for (const auto& [reading, stated] : kStated) {
-    if (reading == "gaussian") continue;
+    if (reading == "gaussian" || reading == "proteins") continue;
     const auto cells = recompute(reading, committed);
     ASSERT_EQ(cells.size(), stated.size()) << reading;
     for (const auto& c : cells) {
@@ -79,6 +80,19 @@ TEST(PaperClaims, GaussianModelClaimsAreTheStatedOnes) {
   for (const auto& c : cells) {
     std::printf("gaussian %s %-14s %s\n", c.id.c_str(), claims::to_string(c.verdict), c.number.c_str());
     EXPECT_EQ(c.verdict, kStated.at("gaussian").at(c.id)) << "claim " << c.id << ": " << c.number;
+  }
+}
+
+// Claims P1-P3 on the real family, from the proteins score stage.
+TEST(PaperClaims, ProteinClaimsAreTheStatedOnes) {
+  const nlohmann::json committed = load("results/claims/paper/summary.json");
+  const auto cells = claims::protein_claims(load("results/proteins/paper_pf00071_score/summary.json"),
+                                            committed.at("protein_parity_margin").get<double>());
+  ASSERT_EQ(cells.size(), 3u);
+  for (const auto& c : cells) {
+    std::printf("proteins %s %-14s %s\n", c.id.c_str(), claims::to_string(c.verdict), c.number.c_str());
+    EXPECT_EQ(c.verdict, kStated.at("proteins").at(c.id)) << "claim " << c.id << ": " << c.number;
+    EXPECT_EQ(committed["proteins"][c.id]["verdict"].get<std::string>(), claims::to_string(c.verdict)) << c.id;
   }
 }
 

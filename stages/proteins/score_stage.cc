@@ -150,15 +150,31 @@ void run_proteins_score(Stage& st) {
     const auto& rs = runs[p];
     nlohmann::json pj;
     pj["runs"] = rs.size();
-    std::vector<double> losses;
+    std::vector<double> losses, train_losses, curve_minima;
     for (const Run& r : rs) {
       pj["seeds"].push_back(r.seed);
       if (r.summary.contains("test_loss")) losses.push_back(r.summary.at("test_loss").get<double>());
+      for (const char* k : {"final_train_loss", "final_train_loss_all_positions"})
+        if (r.summary.contains(k)) {
+          train_losses.push_back(r.summary.at(k).get<double>());
+          break;
+        }
+      // The lowest test loss the learning curve passed through (overfitting
+      // shows as a final loss above it).
+      const std::string curves = r.key + "/curves.csv";
+      if (st.inputs().count(curves) && r.summary.value("model", "") != "plm") {
+        const auto c = read_csv(st.input(curves));
+        const auto& t = csv_column(c, st.input(curves), "test_loss");
+        if (!t.empty()) curve_minima.push_back(*std::min_element(t.begin(), t.end()));
+      }
     }
-    if (!losses.empty()) {
-      const MeanSe ms = mean_se(losses);
-      pj["test_loss"] = {{"mean", ms.mean}, {"se_seeds", ms.se}, {"per_run", losses}};
-    }
+    auto mean_of = [](const std::vector<double>& x) {
+      const MeanSe ms = mean_se(x);
+      return nlohmann::json{{"mean", ms.mean}, {"se_seeds", ms.se}, {"per_run", x}};
+    };
+    if (!losses.empty()) pj["test_loss"] = mean_of(losses);
+    if (!train_losses.empty()) pj["train_loss"] = mean_of(train_losses);
+    if (!curve_minima.empty()) pj["lowest_test_loss_on_curve"] = mean_of(curve_minima);
     for (const auto& [name, _] : rs.front().scores) {
       for (const Top& t : kTops) {
         const std::size_t k = std::max<std::size_t>(1, std::size_t(std::floor(t.fraction * double(L))));

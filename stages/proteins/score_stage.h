@@ -22,7 +22,8 @@
 //    attention (seed map_seed, upper triangle) and PLM (lower triangle);
 //  * summary.json: per predictor and measure the mean over seeds, the seed
 //    spread's standard error, the binomial error of a precision over k
-//    pairs and their combined standard error; MLM test losses.
+//    pairs and their combined standard error; MLM test and training
+//    losses, and the lowest test loss each learning curve passed through.
 // Without a structure only top_pairs.csv and summary.json can be asked for.
 #pragma once
 #include "stages/runtime/stage.h"
