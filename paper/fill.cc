@@ -10,38 +10,14 @@
 // appendix, its mathematics as MathML; a style sheet from input
 // "html_header/<name>.html"; standalone, no network, the same bytes for the
 // same inputs.
-#include <sys/wait.h>
-
 #include <cstdio>
 
 #include "lib/core/io.h"
+#include "lib/core/process.h"
 #include "stages/runtime/stage.h"
 #include "lib/provenance/linked.h"
 #include "lib/provenance/literate.h"
 
-namespace {
-
-std::string quoted(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-// Runs a shell command; its standard output, or a StageError naming it.
-std::string run(const std::string& command) {
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) throw potts::StageError("cannot run " + command);
-  std::string out;
-  char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) out.append(buf, n);
-  const int status = pclose(pipe);
-  if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    throw potts::StageError(command + " failed; is Debian's pandoc installed? (tools/bazel installs it)");
-  return out;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   using namespace potts;
@@ -74,13 +50,15 @@ int main(int argc, char** argv) {
     const std::string html = st.output("paper.html");
     const std::string linked_md = html + ".md.tmp";
     write_text_atomic(linked_md, provenance::linked_markdown(read_text(path), docs, path));
-    std::string version = run("/usr/bin/pandoc --version");
+    const std::string hint = "is Debian's pandoc installed? (tools/bazel installs it)";
+    std::string version = run_command("/usr/bin/pandoc --version", hint);
     version = version.substr(0, version.find('\n'));
     write_atomic(html, [&](const std::string& tmp) {
-      run("/usr/bin/pandoc --from=markdown-raw_tex --to=html5 --standalone --mathml" +
-          (header_key.empty() ? std::string() : " --include-in-header=" + quoted(st.input(header_key))) +
+      run_command("/usr/bin/pandoc --from=markdown-raw_tex --to=html5 --standalone --mathml" +
+          (header_key.empty() ? std::string() : " --include-in-header=" + shell_quoted(st.input(header_key))) +
           " --metadata pagetitle='What does self-attention learn from masked language modelling? A reproduction'"
-          " --output=" + quoted(tmp) + " " + quoted(linked_md) + (spec_key.empty() ? "" : " " + quoted(st.input(spec_key))));
+          " --output=" + shell_quoted(tmp) + " " + shell_quoted(linked_md) + (spec_key.empty() ? "" : " " + shell_quoted(st.input(spec_key))),
+          hint);
     });
     std::remove(linked_md.c_str());
     st.facts()["pandoc"] = version;

@@ -1,42 +1,12 @@
 #include "stages/proteins/freecontact_stage.h"
 
-#include <sys/wait.h>
-
-#include <array>
-#include <cstdio>
-#include <sstream>
-
 #include "lib/core/io.h"
+#include "lib/core/process.h"
 #include "lib/proteins/predictors.h"
 #include "stages/proteins/family_stage.h"
 
 namespace potts {
 
-namespace {
-
-// The standard output of `command`; an error naming it if it fails.
-std::string run_command(const std::string& command) {
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) throw StageError("cannot run '" + command + "'");
-  std::string out;
-  std::array<char, 65536> buf;
-  std::size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) out.append(buf.data(), n);
-  const int status = pclose(pipe);
-  if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    throw StageError("'" + command + "' failed (exit status " +
-                     std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) +
-                     "); is Debian's freecontact installed? (tools/bazel installs it)");
-  return out;
-}
-
-std::string shell_quoted(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-}  // namespace
 
 void run_proteins_freecontact(Stage& st) {
   Config& cfg = st.config();
@@ -46,10 +16,11 @@ void run_proteins_freecontact(Stage& st) {
   const std::string columns = st.input("family/columns.csv");
   const arma::uword L = csv_column(read_csv(columns), columns, "residue").size();
   const std::string binary = "/usr/bin/freecontact";
-  std::string version = run_command(binary + " --version");
+  const std::string hint = "is Debian's freecontact installed? (tools/bazel installs it)";
+  std::string version = run_command(binary + " --version", hint);
   while (!version.empty() && (version.back() == '\n' || version.back() == '\r')) version.pop_back();
   const std::string text =
-      run_command(binary + " --parprof " + profile + " --threads 1 --quiet 1 --ali " + shell_quoted(aln));
+      run_command(binary + " --parprof " + profile + " --threads 1 --quiet 1 --ali " + shell_quoted(aln), hint);
   const arma::mat scores = proteins::parse_freecontact(text, binary + " output", L, profile);
   write_text_atomic(st.output("freecontact.txt"), text);
   H5Writer h5;

@@ -5,7 +5,6 @@
 // ∣x∣) appear in the rendered text as written. A screenshot of the first
 // screen is saved among the test's outputs (paper_first_screen.png).
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -15,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lib/core/io.h"
+#include "lib/core/process.h"
 
 namespace fs = std::filesystem;
 
@@ -26,22 +26,10 @@ std::string tmp() {
   return t ? t : "/tmp";
 }
 
-std::string run(const std::string& command) {
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) throw std::runtime_error("cannot run " + command);
-  std::string out;
-  char buf[65536];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) out.append(buf, n);
-  const int status = pclose(pipe);
-  if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    throw std::runtime_error(command + " failed (is Debian's chromium installed? tools/bazel installs it)");
-  return out;
-}
-
 std::string chromium(const std::string& flags, const std::string& url) {
-  return run("HOME=" + tmp() + " /usr/bin/chromium --headless=new --no-sandbox --disable-gpu --hide-scrollbars "
-             "--no-first-run --user-data-dir=" + tmp() + "/chrome " + flags + " '" + url + "' 2>/dev/null");
+  return run_command("HOME=" + tmp() + " /usr/bin/chromium --headless=new --no-sandbox --disable-gpu --hide-scrollbars "
+             "--no-first-run --user-data-dir=" + tmp() + "/chrome " + flags + " '" + url + "' 2>/dev/null",
+                     "is Debian's chromium installed? (tools/bazel installs it)");
 }
 
 std::string unescaped(std::string s) {
