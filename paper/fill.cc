@@ -7,7 +7,8 @@
 // With the output paper.html it also renders the account with Debian's
 // pandoc: every number a link to its source (lib/provenance/linked.h), the
 // figures inline, and the specification (input "spec/<name>.md") as an
-// appendix, its mathematics as MathML; a style sheet from input
+// appendix, its mathematics as MathML (Markdown without raw TeX and
+// without smart quotes, so that the text shows as written); a style sheet from input
 // "html_header/<name>.html"; standalone, no network, the same bytes for the
 // same inputs.
 #include <cstdio>
@@ -54,7 +55,7 @@ int main(int argc, char** argv) {
     std::string version = run_command("/usr/bin/pandoc --version", hint);
     version = version.substr(0, version.find('\n'));
     write_atomic(html, [&](const std::string& tmp) {
-      run_command("/usr/bin/pandoc --from=markdown-raw_tex --to=html5 --standalone --mathml" +
+      run_command("/usr/bin/pandoc --from=markdown-raw_tex-smart --to=html5 --standalone --mathml" +
           (header_key.empty() ? std::string() : " --include-in-header=" + shell_quoted(st.input(header_key))) +
           " --metadata pagetitle='What does self-attention learn from masked language modelling? A reproduction'"
           " --output=" + shell_quoted(tmp) + " " + shell_quoted(linked_md) + (spec_key.empty() ? "" : " " + shell_quoted(st.input(spec_key))),

@@ -109,8 +109,11 @@ std::vector<std::string> causes(const std::string& target, const nlohmann::json&
       out.push_back("input " + path + " changed");
     }
   }
+  // (A file of an external repository is ../<repo>/<file> in the
+  // fingerprints, Bazel's short path, and external/<repo>/<file> in a
+  // record, its path in the execution root.)
   for (const auto& p : s.value("sources", std::vector<std::string>{}))
-    if (!recorded.count(p)) out.push_back("new input " + p);
+    if (!recorded.count(p.rfind("../", 0) == 0 ? "external/" + p.substr(3) : p)) out.push_back("new input " + p);
   code.check(target, rec, s.value("tool", std::string()), out);
   return out;
 }

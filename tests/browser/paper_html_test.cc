@@ -59,7 +59,7 @@ const Page& page() {
     write_text_atomic(pg.dir + "/paper_check.html", html);
     const std::string dom = chromium("--virtual-time-budget=30000 --dump-dom", "file://" + pg.dir + "/paper_check.html");
     const std::string open = "<pre id=\"browser-check\">";
-    const auto a = dom.find(open), b = dom.find("</pre>", a);
+    const auto a = dom.rfind(open), b = dom.find("</pre>", a);  // (the script names the tag too)
     if (a == std::string::npos || b == std::string::npos)
       throw std::runtime_error("the page's check did not run (no <pre id=\"browser-check\"> in the DOM)");
     pg.check = nlohmann::json::parse(unescaped(dom.substr(a + open.size(), b - a - open.size())));
