@@ -4,6 +4,7 @@
 #pragma once
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -18,13 +19,18 @@ inline bool hashed_output(const std::string& key) {
   return key != "provenance.json" && !ends(".png") && !ends(".pdf") && !ends(".svg");
 }
 
-// root: the runfiles directory holding stages/<package>/<target>/.
+// root: the runfiles directory holding stages/<package>/<target>/ (and
+// paper/<target>/, the filled and rendered paper).
 inline nlohmann::json quick_stage_hashes(const std::string& root = ".") {
   namespace fs = std::filesystem;
   nlohmann::json all = nlohmann::json::object();
-  for (const auto& pkg : fs::directory_iterator(root + "/stages")) {
-    if (!pkg.is_directory()) continue;
-    for (const auto& dir : fs::directory_iterator(pkg.path())) {
+  // Stage directories: stages/<package>/<target>/ and paper/<target>/.
+  std::vector<fs::path> packages;
+  for (const auto& pkg : fs::directory_iterator(root + "/stages"))
+    if (pkg.is_directory()) packages.push_back(pkg.path());
+  if (fs::is_directory(root + "/paper")) packages.push_back(root + "/paper");
+  for (const auto& pkg : packages) {
+    for (const auto& dir : fs::directory_iterator(pkg)) {
       const fs::path rec = dir.path() / "provenance.json";
       if (!dir.is_directory() || !fs::exists(rec)) continue;
       const nlohmann::json p = nlohmann::json::parse(read_text(rec.string()));

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# //proteins:contacts on an alignment without a structure (Debian's
+# freecontact example demo_1000.aln, quick configurations, one seed): every
+# step runs, each predictor lists its top L pairs unscored; bad arguments
+# stop with a message naming what is wrong.
+set -euo pipefail
+tool="$1"
+aln="$2"
+out="$TEST_TMPDIR/contacts"
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# Bad arguments: a clear message and exit status 2, nothing run.
+if msg=$("$tool" --msa "$aln" 2>&1); then fail "no error without --query/--first-residue"; fi
+[[ "$msg" == *"--first-residue"* ]] || fail "the message does not say what is missing: $msg"
+if msg=$("$tool" --msa /no/such.aln --first-residue 1 2>&1); then fail "no error for a missing file"; fi
+[[ "$msg" == *"/no/such.aln"* ]] || fail "the message does not name the file: $msg"
+if msg=$("$tool" --msa "$aln" --first-residue 1 --seeds x 2>&1); then fail "no error for --seeds x"; fi
+"$tool" --help | grep -q -- "--pdb FILE" || fail "--help does not list --pdb"
+
+"$tool" --msa "$aln" --first-residue 1 --out "$out" --seeds 1 --quick
+top="$out/top_pairs.csv"
+[[ -f "$top" ]] || fail "no top_pairs.csv"
+[[ "$(head -1 "$top")" == "predictor,seed,rank,i,j,score,contact" ]] || fail "header of $top"
+L=$(awk -F, 'NR > 1 && $1 == "plm" {n++} END {print n}' "$top")
+cols=$(awk 'NR == 1 {print length($0)}' "$aln")
+[[ "$L" == "$cols" ]] || fail "plm lists $L pairs, expected L = $cols"
+for p in factored vanilla1 vanilla3 plm evfold psicov; do
+  grep -q "^$p," "$top" || fail "no pairs of $p"
+done
+# Unscored: the contact column is empty; every pair is |i - j| >= 6.
+awk -F, 'NR > 1 && ($7 != "" || ($5 - $4 < 6 && $4 - $5 < 6)) {exit 1}' "$top" || fail "a scored or too-close pair"
+for step in family factored_s1 vanilla1_s1 vanilla3_s1 plm evfold psicov score; do
+  [[ -f "$out/$step/provenance.json" ]] || fail "no provenance record for $step"
+done
+echo "contacts_test: ok"
