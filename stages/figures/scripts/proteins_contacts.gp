@@ -10,7 +10,7 @@ set xrange [0:170]
 set yrange [0:170]
 set xtics 20
 set ytics 20
-plot datafile index 0 using 1:2 with points pt 5 ps 0.35 lc rgb '#c8c8c8' title titles[1], \
+plot datafile index 0 using 1:2 with points pt 5 ps 0.5 lc rgb '#c0c0c0' title titles[1], \
      datafile index 1 using 1:2 with points pt 7 ps 0.7 lc rgb '#0072b2' title titles[2], \
      datafile index 2 using 1:2 with points pt 6 ps 0.8 lw 0.8 lc rgb '#0072b2' title titles[3], \
      datafile index 3 using 1:2 with points pt 7 ps 0.7 lc rgb '#d55e00' title titles[4], \
