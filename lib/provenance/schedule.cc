@@ -1,0 +1,141 @@
+#include "lib/provenance/schedule.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <queue>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "lib/core/error.h"
+#include "lib/core/io.h"
+
+namespace fs = std::filesystem;
+
+namespace potts::provenance {
+
+std::vector<Action> actions_from_records(const std::string& dir) {
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().extension() == ".json") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  std::vector<Action> out;
+  for (const auto& f : files) {
+    const nlohmann::json r = read_json(f.string());
+    if (!r.contains("target") || !r.contains("wall_seconds"))
+      throw StageError(f.string() + ": expected a provenance record with 'target' and 'wall_seconds'");
+    Action a;
+    a.target = r["target"].get<std::string>();
+    a.seconds = r["wall_seconds"].get<double>();
+    std::set<std::string> ups;
+    const nlohmann::json upstream = r.value("upstream", nlohmann::json::object());
+    for (const auto& [key, up] : upstream.items())
+      if (up.contains("target")) ups.insert(up["target"].get<std::string>());
+    a.upstream.assign(ups.begin(), ups.end());
+    out.push_back(a);
+  }
+  return out;
+}
+
+namespace {
+
+// Topological order (Kahn), with an error for unknown targets and cycles.
+std::vector<std::size_t> topological(const std::vector<Action>& actions, std::map<std::string, std::size_t>& index) {
+  for (std::size_t k = 0; k < actions.size(); ++k) index[actions[k].target] = k;
+  std::vector<int> missing(actions.size(), 0);
+  std::vector<std::vector<std::size_t>> down(actions.size());
+  for (std::size_t k = 0; k < actions.size(); ++k)
+    for (const auto& u : actions[k].upstream) {
+      const auto it = index.find(u);
+      if (it == index.end())
+        throw StageError("schedule: " + actions[k].target + " reads from " + u + ", which has no record");
+      down[it->second].push_back(k);
+      ++missing[k];
+    }
+  std::vector<std::size_t> order;
+  for (std::size_t k = 0; k < actions.size(); ++k)
+    if (missing[k] == 0) order.push_back(k);
+  for (std::size_t i = 0; i < order.size(); ++i)
+    for (std::size_t d : down[order[i]])
+      if (--missing[d] == 0) order.push_back(d);
+  if (order.size() != actions.size()) throw StageError("schedule: the records' upstream links form a cycle");
+  return order;
+}
+
+}  // namespace
+
+Span critical_path(const std::vector<Action>& actions) {
+  std::map<std::string, std::size_t> index;
+  const auto order = topological(actions, index);
+  std::vector<double> finish(actions.size(), 0.0);
+  std::vector<long> via(actions.size(), -1);
+  Span s;
+  long last = -1;
+  for (std::size_t k : order) {
+    double start = 0.0;
+    for (const auto& u : actions[k].upstream) {
+      const std::size_t i = index.at(u);
+      if (finish[i] > start) {
+        start = finish[i];
+        via[k] = long(i);
+      }
+    }
+    finish[k] = start + actions[k].seconds;
+    s.work += actions[k].seconds;
+    if (last < 0 || finish[k] > finish[std::size_t(last)]) last = long(k);
+  }
+  if (last >= 0) s.critical_path = finish[std::size_t(last)];
+  for (long k = last; k >= 0; k = via[std::size_t(k)]) s.chain.push_back(actions[std::size_t(k)].target);
+  std::reverse(s.chain.begin(), s.chain.end());
+  return s;
+}
+
+double list_schedule(const std::vector<Action>& actions, int workers) {
+  if (workers < 1) throw StageError("schedule: the number of workers must be positive");
+  std::map<std::string, std::size_t> index;
+  const auto order = topological(actions, index);
+  const std::size_t n = actions.size();
+  // Priority: the longest chain from an action to the end (its own time included).
+  std::vector<double> tail(n, 0.0);
+  std::vector<std::vector<std::size_t>> down(n);
+  std::vector<int> missing(n, 0);
+  for (std::size_t k = 0; k < n; ++k)
+    for (const auto& u : actions[k].upstream) {
+      down[index.at(u)].push_back(k);
+      ++missing[k];
+    }
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    double longest = 0.0;
+    for (std::size_t d : down[*it]) longest = std::max(longest, tail[d]);
+    tail[*it] = actions[*it].seconds + longest;
+  }
+  auto lower = [&](std::size_t a, std::size_t b) { return tail[a] < tail[b] || (tail[a] == tail[b] && a > b); };
+  std::priority_queue<std::size_t, std::vector<std::size_t>, decltype(lower)> ready(lower);
+  for (std::size_t k = 0; k < n; ++k)
+    if (missing[k] == 0) ready.push(k);
+  // Running actions by finishing time (then index, for a fixed order).
+  using Event = std::pair<double, std::size_t>;
+  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> running;
+  double now = 0.0;
+  int free = workers;
+  std::size_t done = 0;
+  while (done < n) {
+    while (free > 0 && !ready.empty()) {
+      const std::size_t k = ready.top();
+      ready.pop();
+      running.push({now + actions[k].seconds, k});
+      --free;
+    }
+    const auto [t, k] = running.top();
+    running.pop();
+    now = t;
+    ++free;
+    ++done;
+    for (std::size_t d : down[k])
+      if (--missing[d] == 0) ready.push(d);
+  }
+  return now;
+}
+
+}  // namespace potts::provenance
