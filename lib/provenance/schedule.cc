@@ -40,47 +40,52 @@ std::vector<Action> actions_from_records(const std::string& dir) {
 
 namespace {
 
-// Topological order (Kahn), with an error for unknown targets and cycles.
-std::vector<std::size_t> topological(const std::vector<Action>& actions, std::map<std::string, std::size_t>& index) {
+// The actions as a graph: each one's upstream and downstream actions by
+// index, in a topological order (Kahn); unknown targets and cycles are errors.
+struct Graph {
+  std::vector<std::vector<std::size_t>> up, down;
+  std::vector<std::size_t> order;
+};
+
+Graph graph_of(const std::vector<Action>& actions) {
+  std::map<std::string, std::size_t> index;
   for (std::size_t k = 0; k < actions.size(); ++k) index[actions[k].target] = k;
-  std::vector<int> missing(actions.size(), 0);
-  std::vector<std::vector<std::size_t>> down(actions.size());
+  Graph g;
+  g.up.resize(actions.size());
+  g.down.resize(actions.size());
   for (std::size_t k = 0; k < actions.size(); ++k)
     for (const auto& u : actions[k].upstream) {
       const auto it = index.find(u);
       if (it == index.end())
         throw StageError("schedule: " + actions[k].target + " reads from " + u + ", which has no record");
-      down[it->second].push_back(k);
-      ++missing[k];
+      g.up[k].push_back(it->second);
+      g.down[it->second].push_back(k);
     }
-  std::vector<std::size_t> order;
+  std::vector<std::size_t> missing(actions.size());
   for (std::size_t k = 0; k < actions.size(); ++k)
-    if (missing[k] == 0) order.push_back(k);
-  for (std::size_t i = 0; i < order.size(); ++i)
-    for (std::size_t d : down[order[i]])
-      if (--missing[d] == 0) order.push_back(d);
-  if (order.size() != actions.size()) throw StageError("schedule: the records' upstream links form a cycle");
-  return order;
+    if ((missing[k] = g.up[k].size()) == 0) g.order.push_back(k);
+  for (std::size_t i = 0; i < g.order.size(); ++i)
+    for (std::size_t d : g.down[g.order[i]])
+      if (--missing[d] == 0) g.order.push_back(d);
+  if (g.order.size() != actions.size()) throw StageError("schedule: the records' upstream links form a cycle");
+  return g;
 }
 
 }  // namespace
 
 Span critical_path(const std::vector<Action>& actions) {
-  std::map<std::string, std::size_t> index;
-  const auto order = topological(actions, index);
+  const Graph g = graph_of(actions);
   std::vector<double> finish(actions.size(), 0.0);
   std::vector<long> via(actions.size(), -1);
   Span s;
   long last = -1;
-  for (std::size_t k : order) {
+  for (std::size_t k : g.order) {
     double start = 0.0;
-    for (const auto& u : actions[k].upstream) {
-      const std::size_t i = index.at(u);
+    for (std::size_t i : g.up[k])
       if (finish[i] > start) {
         start = finish[i];
         via[k] = long(i);
       }
-    }
     finish[k] = start + actions[k].seconds;
     s.work += actions[k].seconds;
     if (last < 0 || finish[k] > finish[std::size_t(last)]) last = long(k);
@@ -93,23 +98,17 @@ Span critical_path(const std::vector<Action>& actions) {
 
 double list_schedule(const std::vector<Action>& actions, int workers) {
   if (workers < 1) throw StageError("schedule: the number of workers must be positive");
-  std::map<std::string, std::size_t> index;
-  const auto order = topological(actions, index);
+  const Graph g = graph_of(actions);
   const std::size_t n = actions.size();
   // Priority: the longest chain from an action to the end (its own time included).
   std::vector<double> tail(n, 0.0);
-  std::vector<std::vector<std::size_t>> down(n);
-  std::vector<int> missing(n, 0);
-  for (std::size_t k = 0; k < n; ++k)
-    for (const auto& u : actions[k].upstream) {
-      down[index.at(u)].push_back(k);
-      ++missing[k];
-    }
-  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+  for (auto it = g.order.rbegin(); it != g.order.rend(); ++it) {
     double longest = 0.0;
-    for (std::size_t d : down[*it]) longest = std::max(longest, tail[d]);
+    for (std::size_t d : g.down[*it]) longest = std::max(longest, tail[d]);
     tail[*it] = actions[*it].seconds + longest;
   }
+  std::vector<std::size_t> missing(n);
+  for (std::size_t k = 0; k < n; ++k) missing[k] = g.up[k].size();
   auto lower = [&](std::size_t a, std::size_t b) { return tail[a] < tail[b] || (tail[a] == tail[b] && a > b); };
   std::priority_queue<std::size_t, std::vector<std::size_t>, decltype(lower)> ready(lower);
   for (std::size_t k = 0; k < n; ++k)
@@ -132,7 +131,7 @@ double list_schedule(const std::vector<Action>& actions, int workers) {
     now = t;
     ++free;
     ++done;
-    for (std::size_t d : down[k])
+    for (std::size_t d : g.down[k])
       if (--missing[d] == 0) ready.push(d);
   }
   return now;
