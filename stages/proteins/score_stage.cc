@@ -20,10 +20,13 @@ namespace {
 // The predictors in the order tables and figures list them.
 const std::vector<std::string> kOrder = {"factored", "vanilla1", "vanilla3", "plm", "evfold", "psicov"};
 
+using Pairs = std::vector<std::pair<arma::uword, arma::uword>>;
+
 struct Run {
   std::string key;  // input key, e.g. "factored_s2"
   int seed = 0;     // 0: a deterministic predictor
   std::map<std::string, arma::mat> scores;  // "counted", "layer_<k>"
+  Pairs ranked;     // the counted scores' pairs with |i − j| ≥ 6, best first
   nlohmann::json summary;
 };
 
@@ -51,15 +54,20 @@ std::string fixed6(double x) {
 
 std::string separation_name(int s) { return std::to_string(s) + "+"; }
 
-// Hits among the top k pairs, for k = 1..max_k.
-std::vector<double> precision_curve(const arma::mat& S, const std::vector<int>& numbers,
-                                    const std::set<std::pair<int, int>>& truth, std::size_t max_k, int separation) {
-  const auto pairs = ranked_pairs(S, numbers, separation);
+// Whether the pair of residue numbers i, j (either order) is a contact.
+bool is_contact(const std::set<std::pair<int, int>>& truth, int i, int j) {
+  return truth.count({std::min(i, j), std::max(i, j)}) > 0;
+}
+
+// Precision of the top k of `ranked` (pairs of columns, best first), for
+// k = 1..max_k (fewer if there are fewer pairs): the precision at top k,
+// for every k from one ranking.
+std::vector<double> precision_curve(const Pairs& ranked, const std::vector<int>& numbers,
+                                    const std::set<std::pair<int, int>>& truth, std::size_t max_k) {
   std::vector<double> curve;
   std::size_t hits = 0;
-  for (std::size_t k = 1; k <= std::min(max_k, pairs.size()); ++k) {
-    const int i = numbers[pairs[k - 1].first], j = numbers[pairs[k - 1].second];
-    hits += truth.count({std::min(i, j), std::max(i, j)});
+  for (std::size_t k = 1; k <= std::min(max_k, ranked.size()); ++k) {
+    hits += is_contact(truth, numbers[ranked[k - 1].first], numbers[ranked[k - 1].second]);
     curve.push_back(double(hits) / double(k));
   }
   return curve;
@@ -106,6 +114,7 @@ void run_proteins_score(Stage& st) {
                          ", expected " + std::to_string(L) + " x " + std::to_string(L) + " (the family's columns)");
       h5_check_finite(path, name, S);
     }
+    r.ranked = ranked_pairs(r.scores.at("counted"), f.residues, 6);
     runs[predictor].push_back(std::move(r));
   }
   for (auto& [p, rs] : runs) std::sort(rs.begin(), rs.end(), [](const Run& a, const Run& b) { return a.seed < b.seed; });
@@ -118,13 +127,13 @@ void run_proteins_score(Stage& st) {
       if (!runs.count(p)) continue;
       for (const Run& r : runs[p]) {
         const arma::mat& S = r.scores.at("counted");
-        const auto pairs = ranked_pairs(S, f.residues, 6);
+        const Pairs& pairs = r.ranked;
         for (std::size_t t = 0; t < std::min<std::size_t>(L, pairs.size()); ++t) {
           const int i = f.residues[pairs[t].first], j = f.residues[pairs[t].second];
           char score[32];
           std::snprintf(score, sizeof score, "%.6g", S(pairs[t].first, pairs[t].second));
           top << p << ',' << r.seed << ',' << t + 1 << ',' << i << ',' << j << ',' << score << ','
-              << (scored ? (f.contacts.count({std::min(i, j), std::max(i, j)}) ? "1" : "0") : "") << '\n';
+              << (scored ? (is_contact(f.contacts, i, j) ? "1" : "0") : "") << '\n';
         }
       }
     }
@@ -176,11 +185,23 @@ void run_proteins_score(Stage& st) {
     if (!train_losses.empty()) pj["train_loss"] = mean_of(train_losses);
     if (!curve_minima.empty()) pj["lowest_test_loss_on_curve"] = mean_of(curve_minima);
     for (const auto& [name, _] : rs.front().scores) {
+      // One ranking per run and separation serves every top k.
+      std::map<int, std::vector<std::vector<double>>> curves_of;
+      for (int separation : {6, 24})
+        for (const Run& r : rs)
+          curves_of[separation].push_back(precision_curve(
+              name == "counted" && separation == 6 ? r.ranked : ranked_pairs(r.scores.at(name), f.residues, separation),
+              f.residues, f.contacts, L));
       for (const Top& t : kTops) {
         const std::size_t k = std::max<std::size_t>(1, std::size_t(std::floor(t.fraction * double(L))));
         std::vector<double> per_run;
-        for (const Run& r : rs) {
-          const double prec = precision_at(r.scores.at(name), f.residues, f.contacts, k, t.separation);
+        for (std::size_t n = 0; n < rs.size(); ++n) {
+          const Run& r = rs[n];
+          const auto& curve = curves_of.at(t.separation)[n];
+          if (curve.size() < k)
+            throw StageError("the family has " + std::to_string(curve.size()) + " pairs with |i − j| ≥ " +
+                             std::to_string(t.separation) + ", fewer than the top " + std::to_string(k) + " to score");
+          const double prec = curve[k - 1];
           per_run.push_back(prec);
           table << p << ',' << r.seed << ',' << name << ',' << separation_name(t.separation) << ',' << t.name << ','
                 << k << ',' << fixed6(prec) << '\n';
@@ -213,7 +234,7 @@ void run_proteins_score(Stage& st) {
     columns.push_back(p);
     std::vector<double> sum;
     for (const Run& r : runs[p]) {
-      const auto c = precision_curve(r.scores.at("counted"), f.residues, f.contacts, curve_max_k, 6);
+      const auto c = precision_curve(r.ranked, f.residues, f.contacts, curve_max_k);
       sum.resize(c.size(), 0.0);
       for (std::size_t k = 0; k < c.size(); ++k) sum[k] += c[k] / double(runs[p].size());
     }
@@ -240,12 +261,12 @@ void run_proteins_score(Stage& st) {
     for (const Run& r : runs[p])
       if (r.seed == map_seed || r.seed == 0) run = &r;
     if (!run) throw StageError("the contact map needs " + p + " seed " + std::to_string(map_seed) + ", not an input");
-    const auto pairs = ranked_pairs(run->scores.at("counted"), f.residues, 6);
+    const Pairs& pairs = run->ranked;
     CsvTable hits({"x", "y"}), misses({"x", "y"});
     for (std::size_t t = 0; t < std::min<std::size_t>(L, pairs.size()); ++t) {
       const int i = f.residues[pairs[t].first], j = f.residues[pairs[t].second];
       const double x = upper ? i : j, y = upper ? j : i;
-      (f.contacts.count({std::min(i, j), std::max(i, j)}) ? hits : misses).row({x, y});
+      (is_contact(f.contacts, i, j) ? hits : misses).row({x, y});
     }
     hits.save(st.output("map_" + p + "_hits.csv"));
     misses.save(st.output("map_" + p + "_misses.csv"));
