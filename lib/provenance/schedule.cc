@@ -87,10 +87,10 @@ Span critical_path(const std::vector<Action>& actions) {
         via[k] = long(i);
       }
     finish[k] = start + actions[k].seconds;
-    s.work += actions[k].seconds;
     if (last < 0 || finish[k] > finish[std::size_t(last)]) last = long(k);
   }
   if (last >= 0) s.critical_path = finish[std::size_t(last)];
+  for (const Action& a : actions) s.work += a.seconds;  // in the given order, as a reader would sum them
   for (long k = last; k >= 0; k = via[std::size_t(k)]) s.chain.push_back(actions[std::size_t(k)].target);
   std::reverse(s.chain.begin(), s.chain.end());
   return s;
