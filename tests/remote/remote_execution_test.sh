@@ -7,8 +7,9 @@
 #   2. the same build against a new worker: every Stage action runs remotely
 #      (execution log), and every stage data file equals the local build's;
 #   3. after `bazel clean`: every Stage action is a remote cache hit.
-# Provenance records are left out of the byte comparison: they hold times,
-# and the stage binary's path as the executor gave it.
+# Provenance records are compared apart from the byte comparison: equal to
+# the local build's once the volatile fields (kVolatileProvenanceFields:
+# times, host threads, code version) are dropped (same_provenance).
 set -euo pipefail
 
 TARGET=//paper:quick_index
