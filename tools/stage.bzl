@@ -7,9 +7,27 @@ bazel-bin/<package>/<name>/ and always include provenance.json.
 
 Upstream files reach the binary as `--in <key>/<basename>=<path>`, where
 <key> is the string given for that upstream target in `inputs`.
+
+A `threaded` stage also gets `--threads K`, K from the build setting
+//tools:stage_threads (default 1; `--//tools:stage_threads=8` on a farm whose
+actions have 8 cores): the threads of its kernels, which change no bit of its
+results (lib/core/parallel.h).
 """
 
 load("@rules_cc//cc:defs.bzl", "cc_binary", "cc_test")
+
+StageThreadsInfo = provider(doc = "the value of //tools:stage_threads", fields = ["value"])
+
+def _stage_threads_impl(ctx):
+    if ctx.build_setting_value < 1:
+        fail("--//tools:stage_threads=%d: expected a thread count of at least 1" % ctx.build_setting_value)
+    return StageThreadsInfo(value = ctx.build_setting_value)
+
+stage_threads_setting = rule(
+    implementation = _stage_threads_impl,
+    build_setting = config.int(flag = True),
+    doc = "The thread count of threaded stages (a command-line build setting).",
+)
 
 def _stage_impl(ctx):
     outs = {k: ctx.actions.declare_file(ctx.label.name + "/" + k) for k in ctx.attr.outs}
@@ -35,6 +53,8 @@ def _stage_impl(ctx):
     for k in ctx.attr.outs:
         args.add("--out", "%s=%s" % (k, outs[k].path))
     args.add("--provenance", prov)
+    if ctx.attr.threaded:
+        args.add("--threads", str(ctx.attr._threads[StageThreadsInfo].value))
     ctx.actions.run(
         executable = ctx.executable.tool,
         arguments = [args],
@@ -57,6 +77,8 @@ _stage = rule(
         "inputs": attr.label_keyed_string_dict(allow_files = True, doc = "upstream stage (or source file) -> key under which its files are passed"),
         "outs": attr.string_list(mandatory = True, doc = "output file names, e.g. summary.json"),
         "record_code_version": attr.bool(default = True, doc = "pass the volatile workspace status (git commit)"),
+        "threaded": attr.bool(default = False, doc = "pass --threads from //tools:stage_threads"),
+        "_threads": attr.label(default = "//tools:stage_threads"),
     },
     doc = "Runs one seeded, deterministic, cached stage of the pipeline.",
 )

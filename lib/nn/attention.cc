@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <type_traits>
@@ -10,6 +11,7 @@
 
 #include <immintrin.h>
 
+#include "lib/core/parallel.h"
 #include "lib/core/vexp.h"
 #include "lib/nn/kernel.h"
 
@@ -24,6 +26,11 @@ namespace nn {
 //
 // Kt: the keys of sequence b transposed (L x d, column c = feature c of all
 // keys), so that a score column is a sum of contiguous columns.
+// The sequences of a batch split into contiguous ranges over the action's
+// threads (lib/core/parallel.h). Each sequence's outputs are its own columns,
+// computed by the same operations whichever thread runs it, so the bits do
+// not depend on the number of threads.
+
 template <class T>
 static void transpose_block(T* out, const T* in, arma::uword d, arma::uword L) {
   // in: d x L column-major -> out: L x d column-major
@@ -84,16 +91,15 @@ __attribute__((always_inline)) inline void attention_forward_group(const T* cons
 
 template <class T, arma::uword kL, arma::uword kD>
 POTTS_NN_KERNEL static void attention_forward_impl(Mat<T>& O, Mat<T>& P, const Mat<T>& Q, const Mat<T>& K,
-                                                   const Mat<T>& V, arma::uword L_rt, arma::uword Lq) {
-  const arma::uword L = kL ? kL : L_rt, d = kD ? kD : Q.n_rows, dv = kD ? kD : V.n_rows, B = K.n_cols / L;
+                                                   const Mat<T>& V, arma::uword L_rt, arma::uword Lq,
+                                                   arma::uword b_begin, arma::uword b_end) {
+  const arma::uword L = kL ? kL : L_rt, d = kD ? kD : Q.n_rows, dv = kD ? kD : V.n_rows;
   const T scale = T(1.0 / std::sqrt(double(d)));
-  O.set_size(dv, B * Lq);
-  P.set_size(L, B * Lq);
   std::vector<T> Kt(L * d), heap_acc(kL ? 0 : 2 * L), heap_acc_o(kD ? 0 : 2 * dv);
   T local_acc[kL ? 2 * kL : 1], local_acc_o[kD ? 2 * kD : 1];
   T* acc = kL ? local_acc : heap_acc.data();
   T* acc_o = kD ? local_acc_o : heap_acc_o.data();
-  for (arma::uword b = 0; b < B; ++b) {
+  for (arma::uword b = b_begin; b < b_end; ++b) {
     transpose_block(Kt.data(), K.colptr(b * L), d, L);
     const T* Vb = V.colptr(b * L);
     arma::uword q = 0;
@@ -163,20 +169,16 @@ __attribute__((always_inline)) inline void attention_backward_group(const T* con
 template <class T, arma::uword kL, arma::uword kD>
 POTTS_NN_KERNEL static void attention_backward_impl(Mat<T>& dQ, Mat<T>& dK, Mat<T>& dV, const Mat<T>& dO,
                                                     const Mat<T>& P, const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V,
-                                                    arma::uword L_rt, arma::uword Lq, Grad mode) {
-  const arma::uword L = kL ? kL : L_rt, d = kD ? kD : Q.n_rows, dv = kD ? kD : V.n_rows, B = K.n_cols / L;
+                                                    arma::uword L_rt, arma::uword Lq, Grad mode,
+                                                    arma::uword b_begin, arma::uword b_end) {
+  const arma::uword L = kL ? kL : L_rt, d = kD ? kD : Q.n_rows, dv = kD ? kD : V.n_rows;
   const bool overwrite = mode == Grad::kOverwrite;
-  if (overwrite) {
-    dQ.set_size(arma::size(Q));
-    dK.set_size(arma::size(K));
-    dV.set_size(arma::size(V));
-  }
   const T scale = T(1.0 / std::sqrt(double(d)));
   std::vector<T> Vt(L * dv), heap_ds(kL ? 0 : 2 * L), heap_dq(kD ? 0 : 2 * d);
   T local_ds[kL ? 2 * kL : 1], local_dq[kD ? 2 * kD : 1];
   T* ds = kL ? local_ds : heap_ds.data();
   T* dq_acc = kD ? local_dq : heap_dq.data();
-  for (arma::uword b = 0; b < B; ++b) {
+  for (arma::uword b = b_begin; b < b_end; ++b) {
     transpose_block(Vt.data(), V.colptr(b * L), dv, L);
     const T* Kb = K.colptr(b * L);
     T* dKb = dK.colptr(b * L);
@@ -210,21 +212,33 @@ POTTS_NN_KERNEL static void attention_backward_impl(Mat<T>& dQ, Mat<T>& dK, Mat<
 template <class T>
 void attention_forward(Mat<T>& O, Mat<T>& P, const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V, arma::uword L,
                        arma::uword Lq) {
-  if (L == 20 && Q.n_rows == 20 && V.n_rows == 20)
-    attention_forward_impl<T, 20, 20>(O, P, Q, K, V, L, Lq);
-  else
-    attention_forward_impl<T, 0, 0>(O, P, Q, K, V, L, Lq);
+  O.set_size(V.n_rows, K.n_cols / L * Lq);
+  P.set_size(L, K.n_cols / L * Lq);
+  const bool paper = L == 20 && Q.n_rows == 20 && V.n_rows == 20;
+  parallel_ranges(K.n_cols / L, [&](std::size_t b0, std::size_t b1) {
+    if (paper)
+      attention_forward_impl<T, 20, 20>(O, P, Q, K, V, L, Lq, b0, b1);
+    else
+      attention_forward_impl<T, 0, 0>(O, P, Q, K, V, L, Lq, b0, b1);
+  });
 }
 
 template <class T>
 void attention_backward(Mat<T>& dQ, Mat<T>& dK, Mat<T>& dV, const Mat<T>& dO, const Mat<T>& P, const Mat<T>& Q,
                         const Mat<T>& K, const Mat<T>& V, arma::uword L, arma::uword Lq, Grad mode) {
-  if (L == 20 && Q.n_rows == 20 && V.n_rows == 20)
-    attention_backward_impl<T, 20, 20>(dQ, dK, dV, dO, P, Q, K, V, L, Lq, mode);
-  else
-    attention_backward_impl<T, 0, 0>(dQ, dK, dV, dO, P, Q, K, V, L, Lq, mode);
+  if (mode == Grad::kOverwrite) {
+    dQ.set_size(arma::size(Q));
+    dK.set_size(arma::size(K));
+    dV.set_size(arma::size(V));
+  }
+  const bool paper = L == 20 && Q.n_rows == 20 && V.n_rows == 20;
+  parallel_ranges(K.n_cols / L, [&](std::size_t b0, std::size_t b1) {
+    if (paper)
+      attention_backward_impl<T, 20, 20>(dQ, dK, dV, dO, P, Q, K, V, L, Lq, mode, b0, b1);
+    else
+      attention_backward_impl<T, 0, 0>(dQ, dK, dV, dO, P, Q, K, V, L, Lq, mode, b0, b1);
+  });
 }
-
 
 // The two instantiations.
 #define POTTS_NN_INSTANTIATE(T)                                                                                \

@@ -10,6 +10,7 @@
 
 #include <immintrin.h>
 
+#include "lib/core/parallel.h"
 #include "lib/nn/kernel.h"
 
 namespace potts {
@@ -329,9 +330,9 @@ POTTS_NN_KERNEL __attribute__((noinline)) static void gemm_panel(const GemmOpera
 }
 
 template <class T>
-static void gemm_impl(bool ta, bool tb, arma::uword m, arma::uword n, arma::uword k, T alpha, const T* A,
-                      arma::uword lda, const T* B, arma::uword ldb, T beta, T* C, arma::uword ldc,
-                      const T* bias = nullptr) {  // bias: C = op(A) op(B) + bias 1^T (alpha = 1, beta = 0)
+static void gemm_serial(bool ta, bool tb, arma::uword m, arma::uword n, arma::uword k, T alpha, const T* A,
+                        arma::uword lda, const T* B, arma::uword ldb, T beta, T* C, arma::uword ldc,
+                        const T* bias) {  // bias: C = op(A) op(B) + bias 1^T (alpha = 1, beta = 0)
   constexpr arma::uword KC = 128, HW = 16 / sizeof(T), kMaxH = 6;  // HW: rows per half vector
   const Update update = bias            ? Update::kBias
                         : alpha != T(1) ? Update::kScale
@@ -362,6 +363,28 @@ static void gemm_impl(bool ta, bool tb, arma::uword m, arma::uword n, arma::uwor
       i0 += h * HW;
     }
   }
+}
+
+// The columns of C split into contiguous ranges over the action's threads
+// (lib/core/parallel.h), each range at least 2^20 multiply-adds (about 0.3
+// ms; smaller pieces lose more to waking a thread than they gain, measured on
+// the training shapes). Each element is still the loop above, whichever range
+// computes it, so the bits do not depend on the number of threads.
+template <class T>
+static void gemm_impl(bool ta, bool tb, arma::uword m, arma::uword n, arma::uword k, T alpha, const T* A,
+                      arma::uword lda, const T* B, arma::uword ldb, T beta, T* C, arma::uword ldc,
+                      const T* bias = nullptr) {
+  constexpr arma::uword kMinRangeWork = arma::uword(1) << 20;
+  const arma::uword column_work = std::max<arma::uword>(1, m * k);
+  const arma::uword min_columns = std::max<arma::uword>(4, (kMinRangeWork + column_work - 1) / column_work);
+  const arma::uword bcs = tb ? 1 : ldb;  // op(B)[p, j] = B[p brs + j bcs]
+  parallel_ranges(
+      n,
+      [&](std::size_t j0, std::size_t j1) {
+        gemm_serial(ta, tb, m, arma::uword(j1 - j0), k, alpha, A, lda, B + j0 * bcs, ldb, beta, C + j0 * ldc, ldc,
+                    bias);
+      },
+      min_columns);
 }
 
 void gemm(bool ta, bool tb, arma::uword m, arma::uword n, arma::uword k, double alpha, const double* A, arma::uword lda,

@@ -3,7 +3,7 @@
 // combinations, odd and training sizes, strided operands and alpha/beta:
 //  * bit for bit equal to the plain loop it documents (s = 0; s += a b for
 //    p = 0, 1, ...; then alpha s + beta c, or alpha s when beta = 0), whatever
-//    its blocking, vectors and slicing of long sums;
+//    its blocking, vectors, slicing of long sums and split over threads;
 //  * close to a long-double reference: |c - c_ref| <= tol (|alpha| sum_p
 //    |a_p b_p| + |beta c|), the standard bound for a recursive sum being
 //    (k + 2) u with u = 2^-53 (double) or 2^-24 (float). For k <= 33 that is
@@ -19,6 +19,7 @@
 #include <limits>
 #include <vector>
 
+#include "lib/core/parallel.h"
 #include "lib/core/rng.h"
 #include "lib/nn/layers.h"
 
@@ -134,6 +135,26 @@ TEST(Gemm, TrainingShapesMatchPlainLoop) {
           check<double>(c, seed, 2.0 * (double(s[2]) + 2) * std::ldexp(1.0, -53));
           check<float>(c, seed++, 2.0 * (double(s[2]) + 2) * std::ldexp(1.0, -24));
         }
+}
+
+// Large products split C's columns over threads, each range at least 2^20
+// multiply-adds: the shapes of a protein batch (100 sequences of 159 tokens,
+// d = 20, feed-forward width 40) split into 2 to 7 ranges; each element is
+// still the plain loop, bit for bit.
+TEST(Gemm, ProteinBatchShapesMatchPlainLoopOnThreads) {
+  const arma::uword shapes[][3] = {{20, 15900, 20}, {40, 15900, 20}, {20, 15900, 40}, {20, 20, 15900}, {40, 20, 15900}};
+  for (int threads : {1, 2, 3, 7}) {
+    SCOPED_TRACE(::testing::Message() << threads << " threads");
+    set_parallel_threads(threads);
+    std::uint64_t seed = 300;
+    for (bool ta : {false, true})
+      for (bool tb : {false, true})
+        for (const auto& s : shapes) {
+          const Case c{ta, tb, s[0], s[1], s[2], 1.0, threads % 2 ? 0.0 : 1.0};
+          check<float>(c, seed++, 2.0 * (double(s[2]) + 2) * std::ldexp(1.0, -24));
+        }
+  }
+  set_parallel_threads(1);
 }
 
 // linear_forward hands the bias to the product's last step: Y[o, t] =

@@ -6,8 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <functional>
 
+#include "lib/core/parallel.h"
 #include "lib/core/rng.h"
 #include "lib/nn/factored_attention.h"
 #include "lib/nn/layers.h"
@@ -186,6 +188,34 @@ TEST_P(AttentionGradients, MatchFiniteDifferences) {
 INSTANTIATE_TEST_SUITE_P(AllAndOneQuery, AttentionGradients,
                          ::testing::Values(std::make_tuple(4, 5, 5), std::make_tuple(4, 5, 1),
                                            std::make_tuple(20, 20, 20), std::make_tuple(20, 20, 1)));
+
+// Splitting a batch's sequences over threads changes no bit, for the
+// general and the specialised kernels, forward and backward.
+TEST(Layers, AttentionBitsDoNotDependOnThreads) {
+  for (arma::uword L : {7, 20}) {
+    const arma::uword d = L == 20 ? 20 : 5, B = 11;
+    Rng rng(6, L);
+    arma::fmat Q = arma::conv_to<arma::fmat>::from(gaussian(d, B * L, rng)),
+               K = arma::conv_to<arma::fmat>::from(gaussian(d, B * L, rng)),
+               V = arma::conv_to<arma::fmat>::from(gaussian(d, B * L, rng)),
+               R = arma::conv_to<arma::fmat>::from(gaussian(d, B * L, rng));
+    std::vector<std::vector<arma::fmat>> runs;
+    for (int threads : {1, 2, 3, 16}) {
+      set_parallel_threads(threads);
+      arma::fmat O, P, dQ, dK, dV;
+      attention_forward(O, P, Q, K, V, L, L);
+      attention_backward(dQ, dK, dV, R, P, Q, K, V, L, L, Grad::kOverwrite);
+      runs.push_back({O, P, dQ, dK, dV});
+    }
+    set_parallel_threads(1);
+    for (std::size_t r = 1; r < runs.size(); ++r)
+      for (std::size_t k = 0; k < runs[0].size(); ++k) {
+        ASSERT_EQ(runs[r][k].n_elem, runs[0][k].n_elem);
+        EXPECT_EQ(0, std::memcmp(runs[r][k].memptr(), runs[0][k].memptr(), runs[0][k].n_elem * sizeof(float)))
+            << "L = " << L << ", run " << r << ", output " << k;
+      }
+  }
+}
 
 TEST(Layers, AttentionMatchesDirectFormula) {
   const arma::uword d = 3, L = 4;

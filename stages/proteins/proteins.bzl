@@ -82,6 +82,7 @@ def protein_family(name, config, msa, models, structure = None, config_prefix = 
                 inputs = family,
                 outs = TRAIN_OUTS,
                 seed = seed,
+                threaded = True,
                 tool = "//stages/proteins:train",
             )
             runs[":%s_%s" % (name, run)] = run

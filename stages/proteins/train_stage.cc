@@ -88,7 +88,6 @@ void run_plm(Stage& st, Config& cfg) {
 }  // namespace
 
 void run_proteins_train(Stage& st) {
-  st.set_threads(1);
   Config& cfg = st.config();
   const std::string kind = cfg.choice("model", {"factored", "vanilla", "plm"});
   if (kind == "plm") return run_plm(st, cfg);

@@ -15,6 +15,7 @@
 #include <CLI/CLI.hpp>
 
 #include "lib/core/numeric_env.h"
+#include "lib/core/parallel.h"
 
 namespace potts {
 
@@ -192,6 +193,8 @@ StageArgs parse_stage_args(const std::string& name, const std::string& descripti
   app.add_option("--provenance", a.provenance_path, "where to write the provenance record (JSON)")->required();
   app.add_option("--status", a.status_path, "Bazel volatile workspace status file (code version)");
   app.add_option("--target", a.target, "Bazel label of the action (for provenance)");
+  app.add_option("--threads", a.threads, "threads of the stage's kernels (results do not depend on it)")
+      ->check(CLI::Range(1, 256));
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -224,6 +227,8 @@ int run_stage(const std::string& name, const std::string& description, int argc,
     }
     const auto start = std::chrono::steady_clock::now();
     Stage stage(name, Config::load(args.config_path), args.seed, args.inputs, args.outputs);
+    set_parallel_threads(args.threads);
+    stage.set_threads(args.threads);
     body(stage);
     stage.config().finish();
     stage.check_outputs_written();

@@ -3,11 +3,14 @@
 // A stage is run by Bazel (tools/stage.bzl) as
 //   stage --target //stages/<stage>:<name> --config c.json --seed N
 //         --in key=path ... --out key=path ... --provenance p.json [--status f]
+//         [--threads N]
 // run_stage parses that (with --help), loads and validates the configuration,
 // calls the stage body, checks every declared output was written, and then
 // writes the provenance record: stage, configuration, seed, SHA-256 of every
 // input and output, the upstream provenance records (the chain back to the
 // sample stage), code version, toolchain, wall time and thread count.
+// --threads sets the threads of lib/core/parallel.h (threaded stages' kernels,
+// the same bits for any count).
 // Errors reach the user as one line naming the file and the field.
 //
 // Tested by //tests/core:stage_test, //tests/core:stage_rule_test.
@@ -57,7 +60,9 @@ class Stage {
   // ... and measurements of the run itself (seconds, throughput), which
   // differ between two runs of the same action (a volatile field).
   nlohmann::json& timings() { return timings_; }
+  // The thread count recorded (--threads, unless the body sets its own).
   void set_threads(int n) { threads_ = n; }
+  int threads() const { return threads_; }
 
   // Called by run_stage after the body returns.
   nlohmann::json provenance(const std::string& target, const std::string& code_version, double wall_seconds,
@@ -80,6 +85,7 @@ class Stage {
 struct StageArgs {
   std::string target, config_path, provenance_path, status_path, help;
   std::uint64_t seed = 0;
+  int threads = 1;
   std::map<std::string, std::string> inputs, outputs;
 };
 StageArgs parse_stage_args(const std::string& name, const std::string& description, int argc,

@@ -3,7 +3,9 @@
 // provenance record, with a single BLAS thread requested by the stage itself
 // and OPENBLAS_NUM_THREADS=2 in the environment, and every output must equal
 // the Bazel-built one byte for byte. Fails on any time stamp, wall time,
-// thread count or uninitialised memory that reaches an output.
+// thread count or uninitialised memory that reaches an output. The threaded
+// stages also re-run with --threads 3 instead of the build's count: their
+// kernels split a batch over threads without changing a bit.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -15,11 +17,14 @@
 namespace potts {
 namespace {
 
-void expect_same_bytes(const std::string& binary, const std::string& built, const std::string& name) {
+void expect_same_bytes(const std::string& binary, const std::string& built, const std::string& name,
+                       const std::string& threads = "") {
   const nlohmann::json rec = nlohmann::json::parse(read_text(built + "/provenance.json"));
   const std::string dir = testing_util::tmpdir() + "/" + name;
   ::setenv("OPENBLAS_NUM_THREADS", "2", 1);
-  ASSERT_EQ(testing_util::rerun_stage(rec, binary, dir), 0) << read_text(dir + "/stderr.txt");
+  ASSERT_EQ(testing_util::rerun_stage(rec, binary, dir, "", threads), 0) << read_text(dir + "/stderr.txt");
+  if (!threads.empty())
+    EXPECT_EQ(std::stoi(threads), nlohmann::json::parse(read_text(dir + "/provenance.json"))["threads"].get<int>());
   ASSERT_FALSE(rec["outputs"].empty());
   for (const auto& [key, value] : rec["outputs"].items()) {
     SCOPED_TRACE(name + ": " + key);
@@ -37,6 +42,11 @@ TEST(StageBytes, TrainVanillaRerunGivesSameBytes) {
 
 TEST(StageBytes, PerturbRerunGivesSameBytes) {
   expect_same_bytes("stages/perturb/perturb", "stages/perturb/quick_a0.2_s1", "perturb");
+}
+
+TEST(StageBytes, ThreadedRerunsGiveSameBytes) {
+  expect_same_bytes("stages/train/train", "stages/train/quick_vanilla3", "vanilla3_threads3", "3");
+  expect_same_bytes("stages/perturb/perturb", "stages/perturb/quick_a0.2_s1", "perturb_threads3", "3");
 }
 
 }  // namespace

@@ -13,7 +13,6 @@
 namespace potts {
 
 void run_train(Stage& st) {
-  st.set_threads(1);
   Config& cfg = st.config();
   // --- configuration (validated before any work) ---
   const std::string kind = cfg.choice("model", {"factored", "vanilla"});

@@ -32,5 +32,21 @@ TEST(StageRule, DifferentSeedsDifferentData) {
   EXPECT_NE(sha256_file("tests/core/toy_up/data.h5"), sha256_file("tests/core/toy_down/data.h5"));
 }
 
+// A threaded stage gets --threads (the build setting's value, 1 unless set)
+// and records it; its data are those of the same stage unthreaded.
+TEST(StageRule, ThreadedStagesGetTheThreadCount) {
+  auto plain = prov("toy_up"), threaded = prov("toy_threaded");
+  auto arg = [](const nlohmann::json& p) {
+    const auto& c = p["command"];
+    for (std::size_t i = 0; i + 1 < c.size(); ++i)
+      if (c[i] == "--threads") return c[i + 1].get<std::string>();
+    return std::string("absent");
+  };
+  EXPECT_EQ("absent", arg(plain));
+  EXPECT_EQ("1", arg(threaded));
+  EXPECT_EQ(1, threaded["threads"]);
+  EXPECT_EQ(sha256_file("tests/core/toy_up/data.h5"), sha256_file("tests/core/toy_threaded/data.h5"));
+}
+
 }  // namespace
 }  // namespace potts

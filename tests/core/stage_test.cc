@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "lib/core/io.h"
+#include "lib/core/parallel.h"
 #include "lib/core/rng.h"
 #include "stages/runtime/stage.h"
 
@@ -31,7 +32,8 @@ void body(Stage& st) {
   st.write_summary({{"mean", arma::mean(arma::vectorise(x))}});
 }
 
-int run(const std::string& cfg, const std::string& tag, std::uint64_t seed = 7) {
+int run(const std::string& cfg, const std::string& tag, std::uint64_t seed = 7,
+        std::vector<std::string> extra = {}) {
   std::string s = std::to_string(seed);
   std::vector<std::string> args = {"toy", "--config", cfg, "--seed", s,
                                    "--out", "data.h5=" + dir() + "/" + tag + ".h5",
@@ -39,6 +41,7 @@ int run(const std::string& cfg, const std::string& tag, std::uint64_t seed = 7) 
                                    "--provenance", dir() + "/" + tag + ".prov.json",
                                    "--in", "up/provenance.json=" + dir() + "/up.json",
                                    "--target", "//tests:toy"};
+  args.insert(args.end(), extra.begin(), extra.end());
   // argv as main receives it: argc entries and a terminating null pointer
   // (run_stage may execv it to pin the numeric libraries; without the null
   // execv reads past the end, which UndefinedBehaviorSanitizer builds turn
@@ -79,6 +82,29 @@ TEST_F(StageRun, SameSeedSameBytesAndCompleteProvenance) {
   EXPECT_TRUE(p["toolchain"].contains("armadillo"));
   // which OpenBLAS kernels ran (they decide the last bits of BLAS products)
   EXPECT_FALSE(p["toolchain"].value("openblas_core", std::string()).empty());
+}
+
+// --threads reaches the kernels' pool while the body runs and the record.
+TEST_F(StageRun, ThreadsArgumentSetsThePoolAndIsRecorded) {
+  int seen = 0;
+  auto probe = [&](Stage& st) {
+    seen = parallel_threads();
+    body(st);
+  };
+  std::vector<std::string> args = {"toy", "--config", dir() + "/good.json", "--seed", "7",
+                                   "--out", "data.h5=" + dir() + "/t.h5",
+                                   "--out", "summary.json=" + dir() + "/t.json",
+                                   "--provenance", dir() + "/t.prov.json", "--threads", "3"};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  ASSERT_EQ(0, run_stage("toy", "toy stage", int(args.size()), argv.data(), probe));
+  set_parallel_threads(1);
+  EXPECT_EQ(3, seen);
+  EXPECT_EQ(3, nlohmann::json::parse(read_text(dir() + "/t.prov.json"))["threads"]);
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(1, run(dir() + "/good.json", "t0", 7, {"--threads", "0"}));
+  EXPECT_NE(testing::internal::GetCapturedStderr().find("--threads"), std::string::npos);
 }
 
 TEST_F(StageRun, TypoInConfigFailsAndKeepsEarlierResult) {

@@ -20,10 +20,11 @@ inline std::string shell_quote(const std::string& s) { return "'" + s + "'"; }
 // Runs `binary` (a runfiles path) with the arguments of record["command"],
 // inputs and config mapped to runfiles paths, outputs and the provenance
 // record written into dir, without the workspace status; stderr goes to
-// dir/stderr.txt. config_override, if given, replaces --config. Returns the
-// exit status of the shell.
+// dir/stderr.txt. config_override, if given, replaces --config; threads, if
+// given, --threads (the record must have it). Returns the exit status of the
+// shell.
 inline int rerun_stage(const nlohmann::json& record, const std::string& binary, const std::string& dir,
-                       const std::string& config_override = "") {
+                       const std::string& config_override = "", const std::string& threads = "") {
   std::filesystem::create_directories(dir);
   const auto& argv = record["command"];
   std::string cmd = shell_quote(binary);
@@ -41,6 +42,9 @@ inline int rerun_stage(const nlohmann::json& record, const std::string& binary, 
       ++i;
     } else if (a == "--provenance") {
       cmd += " --provenance " + shell_quote(dir + "/provenance.json");
+      ++i;
+    } else if (a == "--threads" && !threads.empty()) {
+      cmd += " --threads " + shell_quote(threads);
       ++i;
     } else if (a == "--config") {
       cmd += " --config " + shell_quote(config_override.empty() ? runfile(next) : config_override);
