@@ -86,10 +86,7 @@ FactoredFit fit_factored_attention(const nn::SequenceSet& train, arma::uword C, 
   if (o.restarts < 1) throw StageError("factored fit: restarts must be at least 1");
   PlmModel plm;
   if (o.init == "plm") {
-    arma::imat s(train.M, L);
-    for (arma::uword m = 0; m < train.M; ++m)
-      for (arma::uword i = 0; i < L; ++i) s(m, i) = train.row(m)[i];
-    plm = fit_plm(s, C, PlmPenalty{o.plm_lambda, o.plm_lambda}, o.lbfgs).model;
+    plm = fit_plm(nn::to_imat(train), C, PlmPenalty{o.plm_lambda, o.plm_lambda}, o.lbfgs).model;
   }
   FactoredObjective objective(train, C, o.lambda);
   Objective f = [&](const arma::vec& x, arma::vec& g) { return objective(x, &g); };

@@ -21,6 +21,13 @@ SequenceSet to_sequence_set(const arma::imat& x, arma::uword C, const std::strin
   return out;
 }
 
+arma::imat to_imat(const SequenceSet& s) {
+  arma::imat x(s.M, s.L);
+  for (arma::uword m = 0; m < s.M; ++m)
+    for (arma::uword i = 0; i < s.L; ++i) x(m, i) = s.row(m)[i];
+  return x;
+}
+
 Precision parse_precision(const std::string& name, const std::string& what) {
   if (name == "double") return Precision::kDouble;
   if (name == "float") return Precision::kFloat;

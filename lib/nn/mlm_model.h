@@ -34,6 +34,8 @@ struct SequenceSet {
 // From an M x L arma::imat (the sample stage's "sequences" dataset); checks
 // colours are in 0..C-1 and names `what` in the error.
 SequenceSet to_sequence_set(const arma::imat& x, arma::uword C, const std::string& what);
+// Back to an M x L arma::imat (the Potts and pseudo-likelihood code's form).
+arma::imat to_imat(const SequenceSet& s);
 
 constexpr int kAllPositions = -1;
 

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <functional>
 
+#include "lib/core/error.h"
 #include "lib/core/parallel.h"
 #include "lib/core/rng.h"
 #include "lib/nn/factored_attention.h"
@@ -215,6 +216,19 @@ TEST(Layers, AttentionBitsDoNotDependOnThreads) {
             << "L = " << L << ", run " << r << ", output " << k;
       }
   }
+}
+
+// The two forms of a sequence set convert into each other, and a colour
+// outside 0..C-1 is named.
+TEST(SequenceSets, ImatRoundTrip) {
+  arma::imat x = {{0, 1, 2}, {2, 2, 0}};
+  const SequenceSet s = to_sequence_set(x, 3, "test sequences");
+  EXPECT_EQ(2u, s.M);
+  EXPECT_EQ(3u, s.L);
+  EXPECT_EQ(2, s.row(1)[0]);
+  EXPECT_TRUE(arma::all(arma::vectorise(to_imat(s) == x)));
+  x(1, 2) = 3;
+  EXPECT_THROW(to_sequence_set(x, 3, "test sequences"), StageError);
 }
 
 TEST(Layers, AttentionMatchesDirectFormula) {

@@ -19,7 +19,7 @@ int main(int argc, char** argv) {
   PottsModel m = make_potts_model(L, C, parse_colour_kind(argv[4]), std::stod(argv[5]), std::stoull(argv[9]));
   const arma::uword Mtr = std::stoul(argv[6]), Mte = std::stoul(argv[7]);
   nn::SequenceSet all = testing::gibbs_sequences(m, Mtr + Mte, std::stoi(argv[8]), 1000, std::stoull(argv[9]));
-  arma::imat x = testing::to_imat(all);
+  arma::imat x = nn::to_imat(all);
   // interleaved: every fourth saved configuration goes to the test set while it lasts
   arma::imat tr(Mtr, L), te(Mte, L);
   arma::uword a = 0, b = 0;

@@ -42,12 +42,5 @@ inline nn::SequenceSet gibbs_sequences(const PottsModel& m, arma::uword M, int s
   return out;
 }
 
-inline arma::imat to_imat(const nn::SequenceSet& x) {
-  arma::imat out(x.M, x.L);
-  for (arma::uword m = 0; m < x.M; ++m)
-    for (arma::uword i = 0; i < x.L; ++i) out(m, i) = x.row(m)[i];
-  return out;
-}
-
 }  // namespace testing
 }  // namespace potts

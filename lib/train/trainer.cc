@@ -17,10 +17,7 @@ double cosine_learning_rate(double lr0, std::uint64_t step, std::uint64_t total_
 }
 
 double optimal_test_loss(const PottsModel& truth, const nn::SequenceSet& test) {
-  arma::imat x(test.M, test.L);
-  for (arma::uword m = 0; m < test.M; ++m)
-    for (arma::uword i = 0; i < test.L; ++i) x(m, i) = test.row(m)[i];
-  return potts::optimal_test_loss(truth, x);
+  return potts::optimal_test_loss(truth, nn::to_imat(test));
 }
 
 TrainOptions read_train_options(Config& cfg, const std::vector<std::string>& maskings) {

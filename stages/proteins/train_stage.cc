@@ -12,6 +12,7 @@
 #include "lib/proteins/contacts.h"
 #include "lib/proteins/msa.h"
 #include "lib/proteins/predictors.h"
+#include "lib/train/model_config.h"
 #include "lib/train/trainer.h"
 #include "stages/proteins/family_stage.h"
 
@@ -20,13 +21,6 @@ namespace potts {
 using namespace proteins;
 
 namespace {
-
-arma::imat to_imat(const nn::SequenceSet& s) {
-  arma::imat x(s.M, s.L);
-  for (arma::uword m = 0; m < s.M; ++m)
-    for (arma::uword i = 0; i < s.L; ++i) x(m, i) = s.row(m)[i];
-  return x;
-}
 
 void check_scores(const arma::mat& S, const std::string& what) {
   if (!S.is_finite()) throw StageError("the contact scores of " + what + " are not finite; no result is written");
@@ -42,7 +36,7 @@ void run_plm(Stage& st, Config& cfg) {
   lo.gradient_tolerance = cfg.number_open("gradient_tolerance", 0.0, 1.0);
   cfg.finish();
   const FamilyData f = read_family(st);
-  const arma::imat train = to_imat(f.train), test = to_imat(f.test);
+  const arma::imat train = nn::to_imat(f.train), test = nn::to_imat(f.test);
   CsvTable curves({"epoch", "train_loss", "test_loss", "lr"});
   lo.on_iteration = [&](int it, double fx, double gnorm) {
     if (it % 10 == 0) std::fprintf(stderr, "proteins_train plm: iteration %d/%d  objective %.6f  |grad| %.3g\n", it,
@@ -91,39 +85,13 @@ void run_proteins_train(Stage& st) {
   Config& cfg = st.config();
   const std::string kind = cfg.choice("model", {"factored", "vanilla", "plm"});
   if (kind == "plm") return run_plm(st, cfg);
-  const train::TrainOptions to = train::read_train_options(cfg);
-  const nn::Precision precision = train::read_precision(cfg);
-  double std_A = 0, std_V = 0;
-  nn::TransformerOptions tro;
-  if (kind == "factored") {
-    std_A = cfg.number("init_std_A", 0.0, 100.0);
-    std_V = cfg.number("init_std_V", 0.0, 100.0);
-  } else {
-    tro.layers = cfg.integer("layers", 1, 100);
-    tro.d = cfg.integer("d", 1, 10000);
-    tro.ffn_width = cfg.integer("ffn_width", 1, 100000);
-    tro.head = cfg.choice("head", {"linear", "tutorial"});
-    tro.output_projection = cfg.boolean("output_projection");
-    tro.layernorm_eps = cfg.number_open("layernorm_eps", 0.0, 1.0);
-  }
+  const train::ModelConfig mc = train::read_model_config(cfg, kind);
+  const train::TrainOptions& to = mc.train;
   cfg.finish();
 
   const FamilyData f = read_family(st);
   const arma::uword L = f.train.L;
-  std::unique_ptr<nn::MlmModel> model;
-  nn::VanillaTransformer* vanilla = nullptr;
-  if (kind == "factored") {
-    auto fa = std::make_unique<nn::FactoredAttention>(L, kStates, precision);
-    fa->initialise(std_A, std_V, st.seed());
-    model = std::move(fa);
-  } else {
-    tro.L = L;
-    tro.C = kStates;
-    auto tr = std::make_unique<nn::VanillaTransformer>(tro, precision);
-    tr->initialise(st.seed());
-    vanilla = tr.get();
-    model = std::move(tr);
-  }
+  const std::unique_ptr<nn::MlmModel> model = train::make_model(mc, L, kStates, st.seed());
 
   // lib/train reports each epoch against the model that generated synthetic
   // data; a family has none. A β = 0 stand-in (uniform conditionals, J = 0)
@@ -146,7 +114,8 @@ void run_proteins_train(Stage& st) {
     scores.matrix("scores", apc(frobenius_scores(factored_couplings(fa.A, fa.V), kStates)));
   } else {
     scores.matrix("scores", apc(symmetrised(res.final.attention_map)));
-    const std::vector<arma::mat> layers = vanilla_layer_maps(*vanilla, f.test);
+    const std::vector<arma::mat> layers =
+        vanilla_layer_maps(static_cast<const nn::VanillaTransformer&>(*model), f.test);
     for (std::size_t k = 0; k < layers.size(); ++k)
       scores.matrix("layer_" + std::to_string(k + 1), apc(symmetrised(layers[k])));
   }
@@ -178,12 +147,13 @@ void run_proteins_train(Stage& st) {
   s["loss_normalisation"] = to.loss_normalisation;
   s["masking"] = to.masking;
   s["l2"] = to.l2;
-  s["precision"] = nn::to_string(precision);
+  s["precision"] = nn::to_string(mc.precision);
   if (kind == "factored") {
-    s["init_std_A"] = std_A;
-    s["init_std_V"] = std_V;
+    s["init_std_A"] = mc.init_std_A;
+    s["init_std_V"] = mc.init_std_V;
     s["scores"] = "APC-corrected Frobenius norm of the zero-sum-gauge blocks A_ij V, gap excluded";
   } else {
+    const nn::TransformerOptions& tro = mc.transformer;
     s["layers"] = tro.layers;
     s["d"] = tro.d;
     s["ffn_width"] = tro.ffn_width;

@@ -5,8 +5,7 @@
 #include <cstdio>
 #include <memory>
 
-#include "lib/nn/factored_attention.h"
-#include "lib/nn/transformer.h"
+#include "lib/train/model_config.h"
 #include "lib/train/trainer.h"
 #include "stages/train/mlm_stage.h"
 
@@ -16,21 +15,8 @@ void run_train(Stage& st) {
   Config& cfg = st.config();
   // --- configuration (validated before any work) ---
   const std::string kind = cfg.choice("model", {"factored", "vanilla"});
-  const train::TrainOptions to = train::read_train_options(cfg);
-  const nn::Precision precision = train::read_precision(cfg);
-  double std_A = 0, std_V = 0;
-  nn::TransformerOptions tro;
-  if (kind == "factored") {
-    std_A = cfg.number("init_std_A", 0.0, 100.0);
-    std_V = cfg.number("init_std_V", 0.0, 100.0);
-  } else {
-    tro.layers = cfg.integer("layers", 1, 100);
-    tro.d = cfg.integer("d", 1, 10000);
-    tro.ffn_width = cfg.integer("ffn_width", 1, 100000);
-    tro.head = cfg.choice("head", {"linear", "tutorial"});
-    tro.output_projection = cfg.boolean("output_projection");
-    tro.layernorm_eps = cfg.number_open("layernorm_eps", 0.0, 1.0);
-  }
+  const train::ModelConfig mc = train::read_model_config(cfg, kind);
+  const train::TrainOptions& to = mc.train;
   cfg.finish();
 
   // --- data ---
@@ -40,18 +26,7 @@ void run_train(Stage& st) {
   const nn::SequenceSet &train = data.train, &test = data.test;
 
   // --- model ---
-  std::unique_ptr<nn::MlmModel> model;
-  if (kind == "factored") {
-    auto fa = std::make_unique<nn::FactoredAttention>(L, C, precision);
-    fa->initialise(std_A, std_V, st.seed());
-    model = std::move(fa);
-  } else {
-    tro.L = L;
-    tro.C = C;
-    auto tr = std::make_unique<nn::VanillaTransformer>(tro, precision);
-    tr->initialise(st.seed());
-    model = std::move(tr);
-  }
+  const std::unique_ptr<nn::MlmModel> model = train::make_model(mc, L, C, st.seed());
 
   // --- training ---
   const auto t0 = std::chrono::steady_clock::now();
@@ -84,13 +59,14 @@ void run_train(Stage& st) {
   s["parameters"] = nn::parameter_count(*model);
   s["lr_schedule"] = to.optimiser == "sgd" ? "cosine to 0 over all steps" : "none (line search)";
   s["masking"] = to.masking;
-  s["precision"] = nn::to_string(precision);
+  s["precision"] = nn::to_string(mc.precision);
   if (kind == "factored") {
     s["init"] = {{"A", "N(0, init_std_A^2) off the diagonal"},
                  {"V", "N(0, init_std_V^2)"},
-                 {"init_std_A", std_A},
-                 {"init_std_V", std_V}};
+                 {"init_std_A", mc.init_std_A},
+                 {"init_std_V", mc.init_std_V}};
   } else {
+    const nn::TransformerOptions& tro = mc.transformer;
     s["layers"] = tro.layers;
     s["d"] = tro.d;
     s["ffn_width"] = tro.ffn_width;
