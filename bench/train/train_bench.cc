@@ -174,3 +174,37 @@ BENCHMARK(BM_Gemm)
     ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
+
+// Kernel level: the attention kernels (softmax(Q^T K / sqrt(d)) and V P,
+// forward alone (/backward:0) or forward then backward) over one batch of 100 sequences, d = 20, at the
+// synthetic length (L = 20) and the protein family's (L = 159), all
+// positions queries (the inner blocks); /float:0 double, /float:1 float.
+template <class T>
+void attention_pass(benchmark::State& state, arma::uword L, bool backward) {
+  const arma::uword d = 20, B = 100, n = B * L;
+  Rng rng(6, 6);
+  nn::Mat<T> Q(d, n), K(d, n), V(d, n), dO(d, n), O, P, dQ, dK, dV;
+  for (auto* m : {&Q, &K, &V})
+    for (auto& x : *m) x = T(rng.normal());
+  for (auto& x : dO) x = T(0.01 * rng.normal());
+  for (auto _ : state) {
+    nn::attention_forward(O, P, Q, K, V, L, L);
+    if (backward) nn::attention_backward(dQ, dK, dV, dO, P, Q, K, V, L, L, nn::Grad::kOverwrite);
+    benchmark::DoNotOptimize(dQ.memptr());
+    benchmark::DoNotOptimize(O.memptr());
+  }
+  // Multiply-adds of the two L x L x d products forward and four backward.
+  state.counters["madd"] = benchmark::Counter((backward ? 6.0 : 2.0) * double(B) * double(L) * double(L) * double(d),
+                                              benchmark::Counter::kIsIterationInvariantRate);
+}
+void BM_Attention(benchmark::State& state) {
+  const arma::uword L = arma::uword(state.range(0));
+  if (state.range(1))
+    attention_pass<float>(state, L, state.range(2));
+  else
+    attention_pass<double>(state, L, state.range(2));
+}
+BENCHMARK(BM_Attention)
+    ->ArgNames({"L", "float", "backward"})
+    ->ArgsProduct({{20, 159}, {0, 1}, {0, 1}})
+    ->Unit(benchmark::kMicrosecond);

@@ -218,6 +218,99 @@ TEST(Layers, AttentionBitsDoNotDependOnThreads) {
   }
 }
 
+// The attention kernels against plain loops that state their order of
+// operations: per query, the scores summed over the features in order from
+// zero, the softmax's maximum and sum in key order, O summed in key order;
+// backward, each element of dK and dV accumulated in query order. Bit for
+// bit, at lengths below, at and above a vector's width and with tails
+// (L = 3 ... 159), in both precisions, the general and the d = 20 kernels,
+// all queries and one, overwriting and accumulating. A reordered sum or a
+// key block at a wrong offset fails it.
+template <class T>
+void plain_attention(Mat<T>& O, Mat<T>& P, Mat<T>& dQ, Mat<T>& dK, Mat<T>& dV, const Mat<T>& Q, const Mat<T>& K,
+                     const Mat<T>& V, const Mat<T>& dO, arma::uword L, arma::uword Lq, bool overwrite) {
+  const arma::uword d = Q.n_rows, B = K.n_cols / L;
+  const T scale = T(1.0 / std::sqrt(double(d)));
+  O.set_size(d, B * Lq);
+  P.set_size(L, B * Lq);
+  if (overwrite) {
+    dQ.zeros(arma::size(Q));
+    dK.zeros(arma::size(K));
+    dV.zeros(arma::size(V));
+  }
+  for (arma::uword b = 0; b < B; ++b)
+    for (arma::uword q = 0; q < Lq; ++q) {
+      const arma::uword j = b * Lq + q;
+      T* p = P.colptr(j);
+      for (arma::uword k = 0; k < L; ++k) {
+        T s = 0;
+        for (arma::uword c = 0; c < d; ++c) s += (Q(c, j) * scale) * K(c, b * L + k);
+        p[k] = s;
+      }
+      T mx = p[0];
+      for (arma::uword k = 1; k < L; ++k) mx = std::max(mx, p[k]);
+      for (arma::uword k = 0; k < L; ++k) p[k] -= mx;
+      exp_nonpositive(p, L);
+      T z = 0;
+      for (arma::uword k = 0; k < L; ++k) z += p[k];
+      const T inv = T(1) / z;
+      for (arma::uword k = 0; k < L; ++k) p[k] *= inv;
+      for (arma::uword c = 0; c < d; ++c) {
+        T o = 0;
+        for (arma::uword k = 0; k < L; ++k) o += p[k] * V(c, b * L + k);
+        O(c, j) = o;
+      }
+      std::vector<T> ds(L);
+      for (arma::uword k = 0; k < L; ++k) {
+        for (arma::uword c = 0; c < d; ++c) dV(c, b * L + k) += p[k] * dO(c, j);
+        T s = 0;
+        for (arma::uword c = 0; c < d; ++c) s += dO(c, j) * V(c, b * L + k);
+        ds[k] = s;
+      }
+      T dot = 0;
+      for (arma::uword k = 0; k < L; ++k) dot += p[k] * ds[k];
+      for (arma::uword k = 0; k < L; ++k) ds[k] = scale * p[k] * (ds[k] - dot);
+      for (arma::uword c = 0; c < d; ++c) {
+        T g = 0;
+        for (arma::uword k = 0; k < L; ++k) g += ds[k] * K(c, b * L + k);
+        dQ(c, j) += g;
+      }
+      for (arma::uword k = 0; k < L; ++k)
+        for (arma::uword c = 0; c < d; ++c) dK(c, b * L + k) += ds[k] * Q(c, j);
+    }
+}
+
+template <class T>
+void expect_attention_is_plain(arma::uword d, arma::uword L, arma::uword Lq, bool overwrite) {
+  const arma::uword B = 3;
+  Rng rng(7, 1000 * d + L + Lq);
+  auto draw = [&](arma::uword cols) { return arma::conv_to<Mat<T>>::from(gaussian(d, cols, rng)); };
+  const Mat<T> Q = draw(B * Lq), K = draw(B * L), V = draw(B * L), dO = draw(B * Lq);
+  Mat<T> O, P, dQ, dK, dV, rO, rP, rdQ = draw(B * Lq), rdK = draw(B * L), rdV = draw(B * L);
+  dQ = rdQ, dK = rdK, dV = rdV;  // accumulating: the same starting values
+  attention_forward(O, P, Q, K, V, L, Lq);
+  attention_backward(dQ, dK, dV, dO, P, Q, K, V, L, Lq, overwrite ? Grad::kOverwrite : Grad::kAccumulate);
+  plain_attention(rO, rP, rdQ, rdK, rdV, Q, K, V, dO, L, Lq, overwrite);
+  const std::pair<const Mat<T>*, const Mat<T>*> pairs[] = {{&O, &rO}, {&P, &rP}, {&dQ, &rdQ}, {&dK, &rdK}, {&dV, &rdV}};
+  const char* names[] = {"O", "P", "dQ", "dK", "dV"};
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_EQ(pairs[i].first->n_elem, pairs[i].second->n_elem) << names[i];
+    EXPECT_EQ(0, std::memcmp(pairs[i].first->memptr(), pairs[i].second->memptr(), pairs[i].first->n_elem * sizeof(T)))
+        << names[i] << " d = " << d << " L = " << L << " Lq = " << Lq << (overwrite ? " overwrite" : " accumulate");
+  }
+}
+
+TEST(Layers, AttentionIsThePlainLoopsBitForBit) {
+  for (arma::uword d : {5, 20})
+    for (arma::uword L : {3, 7, 8, 9, 17, 20, 37, 159})
+      for (arma::uword Lq : {L, arma::uword(1), L > 6 ? arma::uword(6) : arma::uword(2)})
+        for (bool overwrite : {true, false}) {
+          if (Lq > L) continue;
+          expect_attention_is_plain<float>(d, L, Lq, overwrite);
+          expect_attention_is_plain<double>(d, L, Lq, overwrite);
+        }
+}
+
 // The two forms of a sequence set convert into each other, and a colour
 // outside 0..C-1 is named.
 TEST(SequenceSets, ImatRoundTrip) {
