@@ -1,6 +1,7 @@
 // Prints one SHA-256 over the output bits of every hand-written kernel of
-// lib/nn (both precisions, the d = L = 20 specialisations and the general
-// case, at a small and at the training batch size, and gemm at the training
+// lib/nn (both precisions, the d = L = 20 specialisations, d = 20 at
+// L = 159 and the general case, at a small and at the training batch size,
+// and gemm at the training
 // shapes) on fixed inputs. Built twice, against the default library (AVX2
 // clones picked on an AVX2 machine) and against the baseline-only build;
 // lib/nn:same_bits_test requires the same fingerprint from both.
@@ -147,6 +148,10 @@ int main(int argc, char** argv) {
   kernels<float>(8, 5, 3, 10);
   kernels<double>(20, 20, 100, 5);  // a training batch: 2000 tokens
   kernels<float>(20, 20, 100, 6);
+  kernels<double>(20, 159, 2, 11);  // d = 20 at the protein family's length
+  kernels<float>(20, 159, 2, 12);
+  kernels<double>(6, 37, 3, 13);  // the general kernels past a key block
+  kernels<float>(6, 37, 3, 14);
   gemms<double>(7);
   gemms<float>(8);
   std::printf("%s %s%s\n", sha256_text(bytes).c_str(), __builtin_cpu_supports("avx2") ? "avx2" : "no-avx2",
