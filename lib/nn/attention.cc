@@ -137,8 +137,9 @@ __attribute__((always_inline)) inline void attention_forward_group(const T* cons
 }
 
 template <class T, arma::uword kL, arma::uword kD, int R>
-__attribute__((always_inline)) inline void forward_queries(Mat<T>& O, Mat<T>& P, const Mat<T>& Q, arma::uword j, const T* Kt, const T* Vb,
-                            arma::uword L, arma::uword d, arma::uword dv, T scale, T* w, T* acc_o) {
+__attribute__((always_inline)) inline void forward_queries(Mat<T>& O, Mat<T>& P, const Mat<T>& Q, arma::uword j,
+                                                           const T* Kt, const T* Vb, arma::uword L, arma::uword d,
+                                                           arma::uword dv, T scale, T* w, T* acc_o) {
   const T* qv[R];
   T* o[R];
   for (int r = 0; r < R; ++r) {
@@ -245,9 +246,11 @@ __attribute__((always_inline)) inline void attention_backward_group(const T* con
 }
 
 template <class T, arma::uword kL, arma::uword kD, int R>
-__attribute__((always_inline)) inline void backward_queries(Mat<T>& dQ, const Mat<T>& dO, const Mat<T>& P, const Mat<T>& Q, arma::uword j,
-                             const T* Vt, const T* Kb, T* dKb, T* dVb, arma::uword L, arma::uword d, arma::uword dv,
-                             T scale, T* ds, T* w, T* dq_acc, bool overwrite) {
+__attribute__((always_inline)) inline void backward_queries(Mat<T>& dQ, const Mat<T>& dO, const Mat<T>& P,
+                                                            const Mat<T>& Q, arma::uword j, const T* Vt, const T* Kb,
+                                                            T* dKb, T* dVb, arma::uword L, arma::uword d,
+                                                            arma::uword dv, T scale, T* ds, T* w, T* dq_acc,
+                                                            bool overwrite) {
   const T* p[R];
   const T* dout[R];
   const T* qv[R];
