@@ -11,7 +11,7 @@ of the collector builds them first.
 "stages", "tools" and "binaries" (from the aspect below, over the whole
 upstream DAG): {target: {"config": path, "seed", "tool": label, "sources":
 [paths]}}, {tool: [its source files, transitively]} and {tool: the path of
-the binary that runs (exec configuration)}: what a stage's results depend on
+the binary that runs (target configuration: tools/stage.bzl)}: what a stage's results depend on
 besides upstream stages. The binaries are runfiles too, so the stale check
 compares their bytes with the tool_sha256 each provenance record holds.
 """

@@ -71,7 +71,11 @@ def _stage_impl(ctx):
 _stage = rule(
     implementation = _stage_impl,
     attrs = {
-        "tool": attr.label(executable = True, cfg = "exec", mandatory = True, doc = "the //stages binary"),
+        # The target configuration, not the exec one: the build has one
+        # platform and the host flags mirror the target's (.bazelrc), so the
+        # binary's bytes are the same, and the libraries it links compile
+        # once for it and for the tests instead of once per configuration.
+        "tool": attr.label(executable = True, cfg = "target", mandatory = True, doc = "the //stages binary"),
         "config": attr.label(allow_single_file = [".json"], mandatory = True),
         "seed": attr.int(mandatory = True),
         "inputs": attr.label_keyed_string_dict(allow_files = True, doc = "upstream stage (or source file) -> key under which its files are passed"),

@@ -44,7 +44,7 @@ _json_config = rule(
         "content": attr.string(doc = "a JSON object (json.encode of the values)"),
         "base": attr.label(allow_single_file = [".json"]),
         "embed": attr.label_keyed_string_dict(allow_files = [".json"], doc = "config file -> key it goes under"),
-        "_tool": attr.label(default = "//tools:json_config", executable = True, cfg = "exec"),
+        "_tool": attr.label(default = "//tools:json_config", executable = True, cfg = "target"),  # as stage.bzl's tool
     },
 )
 

@@ -1,13 +1,23 @@
 #!/usr/bin/env bash
 # The shared remote cache, end to end: tools/cache-server (nginx, WebDAV) on
 # a free loopback port, and three nested Bazel builds of a copy of this
-# workspace, each with a fresh output base and an empty disk cache:
-#   1. cold, --config=shared-cache from user.bazelrc: fills the cache;
-#   2. POTTS_CACHE_URL instead: every Stage action must be a remote cache hit
-#      and every stage output byte-identical to build 1;
-#   3. after one stage output's CAS entry is corrupted: Bazel verifies the
-#      digest of every download, so the build must either fail naming the
-#      digest or rerun that stage; the data files must equal build 1's.
+# workspace in which the first stage has a seed no earlier build used (so
+# that its actions and the next stage's are new to every cache):
+#   1. --config=shared-cache from user.bazelrc, with the outer build's disk
+#      cache for the compiles: both Stage actions run and fill the cache;
+#   2. POTTS_CACHE_URL instead, no disk cache, the Stage actions' outputs
+#      deleted from the output base (so that Bazel must fetch them, as a
+#      second machine would; the compiled binaries stay): every Stage action
+#      must be a remote cache hit and every stage output byte-identical to
+#      build 1;
+#   3. after one stage output's CAS entry is corrupted (outputs deleted
+#      again): Bazel verifies the digest of every download, so the build
+#      must either fail naming the digest or rerun that stage; the data
+#      files must equal build 1's.
+# The nested builds keep the outer client's action environment
+# (--noincompatible_strict_action_env and its PATH) so that the compiles'
+# keys are the outer build's; a Stage action sets its own environment, so
+# its key, which this test is about, is the same either way.
 #      (What Bazel 4.2.3 does: it warns "download failed: Expected digest
 #      ... does not match received digest ...", reruns the stage locally and
 #      uploads the correct blob again.)
@@ -30,6 +40,9 @@ server_src=$(readlink -f "$TEST_SRCDIR/$TEST_WORKSPACE/tools/cache-server")
 root=$(cd "$(dirname "$server_src")/.." && pwd)
 [[ -f $root/WORKSPACE && -x $root/tools/bazel ]] || fail "$root: not the workspace (no WORKSPACE or tools/bazel)"
 
+# shellcheck source=tests/util/nested_bazel.sh
+source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/util/nested_bazel.sh"
+
 src="$work/src"
 cache="$work/cache"
 mkdir -p "$src" "$work/home" "$work/user_root"
@@ -38,12 +51,24 @@ cp -R "$root/WORKSPACE" "$root/BUILD" "$root/.bazelrc" "$root/lib" "$root/stages
   "$root/third_party" "$root/tools" "$root/paper" "$src/"
 server="$src/tools/cache-server"
 
+# A seed no earlier build used for the first stage (//stages/sample:quick).
+salt=$(( ($(date +%s%N) / 1000) % 1000000000 + 2 ))
+awk -v salt="$salt" '
+  /name = "quick",/ { q = 1 }
+  q && /seed = 1,/ { sub(/seed = 1,/, "seed = " salt ","); q = 0; done = 1 }
+  { print }
+  END { if (!done) exit 1 }
+' "$src/stages/sample/BUILD" >"$src/stages/sample/BUILD.new" ||
+  fail "stages/sample/BUILD: no 'seed = 1,' after 'name = \"quick\",' to change"
+mv "$src/stages/sample/BUILD.new" "$src/stages/sample/BUILD"
+echo "//stages/sample:quick with seed $salt"
+
 port=""
 cleanup() {
   "$server" stop "$cache" >/dev/null 2>&1 || true
   # Nested output bases hold read-only trees; remove them so TEST_TMPDIR stays small.
   chmod -R u+w "$work"/ob* "$work/user_root" 2>/dev/null || true
-  rm -rf "$work"/ob* "$work"/dc* "$work/user_root"
+  rm -rf "$work"/ob* "$work/user_root"
 }
 trap cleanup EXIT
 
@@ -58,16 +83,19 @@ done
 url="http://127.0.0.1:$port"
 echo "cache server: $url, serving $cache"
 
-# nested N [extra env...]: build TARGETS with output base ob<N>, empty disk
-# cache dc<N>, execution log exec<N>.json, output in log<N>; sets rc.
+# nested N [extra env...]: build TARGETS in the output base ob, execution
+# log exec<N>.json, output in log<N>; sets rc. Build 1 has the outer build's
+# disk cache, the others none (only the server can serve them).
 nested() {
   local n=$1 t
   shift
+  local disk=(--disk_cache=)
+  ((n == 1)) && disk=("${OUTER_CACHE_FLAGS[@]}")
   t=$(now)
   set +e
-  (cd "$src" && env HOME="$work/home" "$@" tools/bazel --batch \
-    --output_user_root="$work/user_root" --output_base="$work/ob$n" \
-    build --config=shared-cache --disk_cache="$work/dc$n" --jobs=2 \
+  (cd "$src" && env HOME="$work/home" "${OUTER_ENV[@]}" "$@" tools/bazel --batch \
+    --output_user_root="$work/user_root" --output_base="$work/ob" \
+    build --config=shared-cache --noincompatible_strict_action_env "${disk[@]}" --jobs=2 \
     --symlink_prefix=/ --execution_log_json_file="$work/exec$n.json" \
     "${TARGETS[@]}") >"$work/log$n" 2>&1
   rc=$?
@@ -77,10 +105,18 @@ nested() {
 
 out_dir() {  # out_dir N DIR: where build N wrote a stage's outputs
   local d
-  for d in "$work/ob$1"/execroot/*/bazel-out/*/bin/"$2"; do
+  for d in "$work/ob"/execroot/*/bazel-out/*/bin/"$2"; do
     [[ -d $d ]] && { echo "$d"; return; }
   done
-  fail "build $1: no output directory $2 under $work/ob$1"
+  fail "build $1: no output directory $2 under $work/ob"
+}
+
+drop_stage_outputs() {  # the Stage actions' outputs, so the next build must fetch or rerun them
+  local d o
+  for d in "${STAGE_DIRS[@]}"; do
+    o=$(out_dir 0 "$d")
+    chmod -R u+w "$o" && rm -rf "$o"
+  done
 }
 
 hashes() {  # hashes N [EXCLUDE]: "dir/file sha256" of every stage output of build N
@@ -109,9 +145,14 @@ nested 1
 [[ -n $(ls -A "$cache/cas") ]] || fail "$cache/cas: empty after build 1; nothing was uploaded"
 hashes 1 >"$work/hashes1"
 [[ $(wc -l <"$work/hashes1") -ge 8 ]] || fail "build 1: expected the outputs of ${#STAGE_DIRS[@]} stages, found: $(cat "$work/hashes1")"
+stage_actions 1 >"$work/stages1"
+if grep -q '^hit' "$work/stages1"; then fail "build 1: Stage actions served by a cache although their seed is new: $(grep '^hit' "$work/stages1" | tr '\n' ';')"; fi
+[[ $(grep -c . "$work/stages1") -eq ${#TARGETS[@]} ]] || fail "build 1: expected ${#TARGETS[@]} Stage actions run, found $(grep -c . "$work/stages1")"
+echo "build 1: both Stage actions ran and were uploaded"
 
 # 2. Cache-hit build: the URL from POTTS_CACHE_URL, no user.bazelrc.
 rm "$src/user.bazelrc"
+drop_stage_outputs
 nested 2 POTTS_CACHE_URL="$url"
 [[ $rc -eq 0 ]] || { tail -30 "$work/log2" >&2; fail "build 2 (cache hit) exited $rc; log above"; }
 stage_actions 2 >"$work/stages2"
@@ -130,6 +171,7 @@ size=$(stat -c %s "$entry")
 byte=$(od -An -tu1 -j $((size / 2)) -N1 "$entry" | tr -d ' ')
 printf "$(printf '\\%03o' $((255 - byte)))" | dd of="$entry" bs=1 seek=$((size / 2)) conv=notrunc status=none
 [[ $(sha256sum "$entry" | cut -d' ' -f1) != "$sum" ]] || fail "$entry: corrupting it did not change its digest"
+drop_stage_outputs
 nested 3 POTTS_CACHE_URL="$url"
 if [[ $rc -ne 0 ]]; then
   grep -qi 'digest' "$work/log3" || { tail -30 "$work/log3" >&2; fail "build 3 failed without naming a digest mismatch; log above"; }

@@ -8,8 +8,8 @@
 # make `//paper:stale` fail, naming that stage's binary.
 #
 # Nested Bazel builds with their own output base; the compile and link
-# actions are served by the user's disk cache (.bazelrc), so only the edited
-# files compile.
+# actions are served by the outer build's disk cache (nested_bazel.sh), so
+# only the edited files compile.
 set -euo pipefail
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -17,6 +17,8 @@ work="${TEST_TMPDIR:?run under bazel test}"
 ws_file=$(readlink -f "$TEST_SRCDIR/$TEST_WORKSPACE/WORKSPACE")
 root=$(dirname "$ws_file")
 [[ -x $root/tools/bazel ]] || fail "$root: not the workspace (no tools/bazel)"
+# shellcheck source=tests/util/nested_bazel.sh
+source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/util/nested_bazel.sh"
 
 src="$work/src"
 mkdir -p "$src"
@@ -30,8 +32,8 @@ trap cleanup EXIT
 
 stale() {  # stale LOG: nested `bazel test //paper:stale`; sets rc
   set +e
-  (cd "$src" && tools/bazel --batch --output_base="$work/ob" test --jobs=2 --symlink_prefix=/ \
-    --test_output=all //paper:stale) >"$1" 2>&1
+  (cd "$src" && env "${OUTER_ENV[@]}" tools/bazel --batch --output_base="$work/ob" test --jobs=2 \
+    --symlink_prefix=/ "${OUTER_CACHE_FLAGS[@]}" --test_output=all //paper:stale) >"$1" 2>&1
   rc=$?
   set -e
 }
@@ -64,7 +66,7 @@ stale "$work/comment.log"
 ((rc == 0)) || { cat "$work/comment.log" >&2; fail "//paper:stale failed after comment-only edits"; }
 grep -q "nothing is stale against the tree" "$work/comment.log" ||
   { cat "$work/comment.log" >&2; fail "//paper:stale passed without saying nothing is stale"; }
-echo "comment-only edits: //paper:stale passes"
+echo "comment-only edits: //paper:stale passes; $(grep -E '^INFO: [0-9]+ processes' "$work/comment.log" || echo 'no process summary')"
 
 # Negative control: a code edit (the sample stage's --help text).
 main="$src/stages/sample/main.cc"

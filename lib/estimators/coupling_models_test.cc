@@ -1,0 +1,273 @@
+// Coupling models fitted by weighted pseudo-likelihood
+// (lib/estimators/coupling_models.h): every form's gradient against finite
+// differences, the forms that exist elsewhere against their existing
+// objectives, weights against repeated sequences, and the fit.
+#include "lib/estimators/coupling_models.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "lib/core/error.h"
+#include "lib/core/rng.h"
+#include "lib/estimators/factored_fit.h"
+#include "lib/estimators/pseudo_likelihood.h"
+#include "lib/nn/mlm_model.h"
+
+namespace potts {
+namespace {
+
+arma::imat random_sequences(arma::uword M, arma::uword L, arma::uword C, std::uint64_t seed) {
+  Rng rng(seed, 77);
+  arma::imat s(M, L);
+  for (auto& v : s) v = arma::sword(rng.below(C));
+  return s;
+}
+
+arma::vec random_weights(arma::uword M, std::uint64_t seed) {
+  Rng rng(seed, 78);
+  arma::vec w(M);
+  for (auto& v : w) v = 0.2 + rng.uniform();
+  return w;
+}
+
+arma::vec random_point(const CouplingSpec& s, std::uint64_t seed, double scale) {
+  Rng rng(seed, 79);
+  arma::vec x(s.parameter_count());
+  for (auto& v : x) v = scale * rng.normal();
+  return x;
+}
+
+// Relative error of the analytic gradient against central differences.
+// Step 1e-5: truncation error ~1e-10 for these smooth objectives of O(1)
+// values, rounding ~1e-16 / 1e-5 = 1e-11; the tolerance 1e-6 leaves orders
+// of magnitude to spare while a wrong term (a missing factor, a transposed
+// block) shows up at O(1).
+double gradient_error(const CouplingSpec& s, const arma::vec& x, const arma::imat& seqs, const arma::vec& w,
+                      const CouplingPenalty& pen) {
+  arma::vec g;
+  coupling_objective(s, x, seqs, w, pen, &g);
+  arma::vec fd(x.n_elem);
+  const double h = 1e-5;
+  for (arma::uword k = 0; k < x.n_elem; ++k) {
+    arma::vec y = x;
+    y(k) = x(k) + h;
+    const double fp = coupling_objective(s, y, seqs, w, pen, nullptr);
+    y(k) = x(k) - h;
+    const double fm = coupling_objective(s, y, seqs, w, pen, nullptr);
+    fd(k) = (fp - fm) / (2 * h);
+  }
+  return arma::norm(fd - g) / arma::norm(g);
+}
+
+CouplingSpec spec(CouplingForm form, arma::uword L, arma::uword C) {
+  CouplingSpec s;
+  s.form = form;
+  s.L = L;
+  s.C = C;
+  return s;
+}
+
+const CouplingPenalty kPenalty{0.03, 0.05};
+
+TEST(CouplingModels, FullFormGradient) {
+  CouplingSpec s = spec(CouplingForm::kFull, 4, 3);
+  s.fields = true;
+  const arma::imat seqs = random_sequences(20, s.L, s.C, 1);
+  EXPECT_LT(gradient_error(s, random_point(s, 2, 0.5), seqs, random_weights(20, 3), kPenalty), 1e-6);
+}
+
+TEST(CouplingModels, FactoredFormGradientWithHeadsFieldsAndSymmetry) {
+  for (bool sym : {false, true})
+    for (arma::uword rank : {0u, 2u}) {
+      CouplingSpec s = spec(CouplingForm::kFactored, 5, 3);
+      s.heads = 3;
+      s.value_rank = rank;
+      s.fields = true;
+      s.symmetrise = sym;
+      const arma::imat seqs = random_sequences(15, s.L, s.C, 4);
+      EXPECT_LT(gradient_error(s, random_point(s, 5, 0.5), seqs, random_weights(15, 6), kPenalty), 1e-6)
+          << s.describe();
+    }
+}
+
+TEST(CouplingModels, SoftmaxFormGradient) {
+  for (arma::uword rank : {0u, 2u}) {
+    CouplingSpec s = spec(CouplingForm::kSoftmax, 5, 3);
+    s.heads = 2;
+    s.head_dim = 2;
+    s.value_rank = rank;
+    s.fields = true;
+    s.symmetrise = true;
+    const arma::imat seqs = random_sequences(15, s.L, s.C, 7);
+    EXPECT_LT(gradient_error(s, random_point(s, 8, 0.7), seqs, random_weights(15, 9), kPenalty), 1e-6)
+        << s.describe();
+  }
+}
+
+// The diagonal of the factored form's A is not a parameter: zero gradient,
+// and the objective (penalty included) does not change with it (to the
+// rounding of the penalty's sum, which subtracts the diagonal's squares).
+TEST(CouplingModels, FactoredDiagonalIsNotAParameter) {
+  CouplingSpec s = spec(CouplingForm::kFactored, 4, 3);
+  s.heads = 2;
+  const arma::imat seqs = random_sequences(10, s.L, s.C, 10);
+  const arma::vec w(10, arma::fill::ones);
+  arma::vec x = random_point(s, 11, 0.5), g;
+  const double f0 = coupling_objective(s, x, seqs, w, kPenalty, &g);
+  const arma::uword per_head = s.L * s.L + s.C * s.C;
+  for (arma::uword h = 0; h < s.heads; ++h)
+    for (arma::uword i = 0; i < s.L; ++i) {
+      EXPECT_EQ(g(h * per_head + i + i * s.L), 0.0);
+      arma::vec y = x;
+      y(h * per_head + i + i * s.L) += 3.0;
+      EXPECT_NEAR(coupling_objective(s, y, seqs, w, kPenalty, nullptr), f0, 1e-14 * std::abs(f0));
+    }
+}
+
+// The full form with fields and unit weights is lib/estimators'
+// pseudo-likelihood model: the same packing, objective and gradient (to
+// rounding: the sums run in another order).
+TEST(CouplingModels, FullFormIsThePseudoLikelihoodModel) {
+  CouplingSpec s = spec(CouplingForm::kFull, 5, 4);
+  s.fields = true;
+  const arma::imat seqs = random_sequences(30, s.L, s.C, 12);
+  const arma::vec x = random_point(s, 13, 0.4), ones(30, arma::fill::ones);
+  ASSERT_EQ(x.n_elem, make_plm_model(s.L, s.C).parameter_count());
+  PlmPenalty pp;
+  pp.lambda_h = 0.02;
+  pp.lambda_W = 0.03;
+  arma::vec g_plm, g;
+  const double f_plm = plm_objective(unpack_plm(x, s.L, s.C), seqs, pp, &g_plm);
+  const double f = coupling_objective(s, x, seqs, ones, CouplingPenalty{0.02, 0.03}, &g);
+  EXPECT_NEAR(f, f_plm, 1e-13 * std::abs(f_plm));
+  EXPECT_LT(arma::norm(g - g_plm), 1e-12 * arma::norm(g_plm));
+}
+
+// Factored, H = 1, no fields, unit weights: today's single-head model (lib/nn
+// FactoredAttention through factored_objective), same loss and gradient to
+// rounding, with and without the penalty.
+TEST(CouplingModels, OneHeadIsTodaysFactoredAttention) {
+  CouplingSpec s = spec(CouplingForm::kFactored, 6, 4);
+  const arma::imat seqs = random_sequences(40, s.L, s.C, 14);
+  const nn::SequenceSet data = nn::to_sequence_set(seqs, s.C, "test data");
+  arma::vec x = random_point(s, 15, 0.5);
+  for (arma::uword i = 0; i < s.L; ++i) x(i + i * s.L) = 0.0;
+  const arma::mat A = arma::reshape(x.head(s.L * s.L), s.L, s.L), V = arma::reshape(x.tail(s.C * s.C), s.C, s.C);
+  const arma::vec ones(40, arma::fill::ones);
+  for (double lambda : {0.0, 0.01}) {
+    arma::vec g_ref, g;
+    const double f_ref = factored_objective(A, V, data, s.C, lambda, &g_ref);
+    const double f = coupling_objective(s, x, seqs, ones, CouplingPenalty{0.0, lambda}, &g);
+    EXPECT_NEAR(f, f_ref, 1e-13 * std::abs(f_ref)) << "lambda " << lambda;
+    EXPECT_LT(arma::norm(g - g_ref), 1e-12 * arma::norm(g_ref)) << "lambda " << lambda;
+  }
+}
+
+// A weight of 2 is the sequence twice, a weight of 0 the sequence absent.
+TEST(CouplingModels, WeightsCountSequences) {
+  CouplingSpec s = spec(CouplingForm::kFactored, 4, 3);
+  s.heads = 2;
+  s.fields = true;
+  const arma::imat seqs = random_sequences(6, s.L, s.C, 16);
+  const arma::vec x = random_point(s, 17, 0.6);
+  const arma::vec w = {2, 1, 0, 1, 2, 1};
+  arma::imat repeated(0, s.L);
+  for (arma::uword mu = 0; mu < seqs.n_rows; ++mu)
+    for (int k = 0; k < int(w(mu)); ++k) repeated = arma::join_cols(repeated, seqs.row(mu));
+  arma::vec g_w, g_r;
+  const double f_w = coupling_objective(s, x, seqs, w, kPenalty, &g_w);
+  const double f_r = coupling_objective(s, x, repeated, arma::vec(repeated.n_rows, arma::fill::ones), kPenalty, &g_r);
+  EXPECT_NEAR(f_w, f_r, 1e-13 * std::abs(f_r));
+  EXPECT_LT(arma::norm(g_w - g_r), 1e-12 * arma::norm(g_r));
+}
+
+// Symmetrised couplings satisfy W_ji = W_ij^T; the softmax form's attention
+// rows are distributions over the other sites.
+TEST(CouplingModels, SymmetrisedAndSoftmaxCouplingsHaveTheirStructure) {
+  CouplingSpec s = spec(CouplingForm::kSoftmax, 5, 3);
+  s.heads = 1;
+  s.head_dim = 2;
+  s.symmetrise = true;
+  arma::mat W, h;
+  couplings_of(s, random_point(s, 18, 0.8), W, h);
+  EXPECT_LT(arma::abs(W - W.t()).max(), 1e-15);
+  for (arma::uword i = 0; i < s.L; ++i)
+    EXPECT_EQ(arma::abs(W.submat(i * s.C, i * s.C, i * s.C + s.C - 1, i * s.C + s.C - 1)).max(), 0.0);
+  // Unsymmetrised, one head with V = I: W_ij(a, a) = A_ij, rows summing to 1.
+  s.symmetrise = false;
+  arma::vec x = random_point(s, 19, 0.8);
+  const arma::uword nqk = 2 * s.L * s.head_dim;
+  arma::mat I = arma::eye(s.C, s.C);
+  for (arma::uword t = 0; t < s.C * s.C; ++t) x(nqk + t) = I(t);
+  couplings_of(s, x, W, h);
+  for (arma::uword i = 0; i < s.L; ++i) {
+    double row = 0.0;
+    for (arma::uword j = 0; j < s.L; ++j) row += W(i * s.C, j * s.C);
+    EXPECT_NEAR(row, 1.0, 1e-14);
+  }
+}
+
+TEST(CouplingModels, ProfileFieldsAreTheLogFrequencies) {
+  const arma::imat seqs = {{0, 1}, {0, 2}, {1, 2}};
+  const arma::vec w = {1, 1, 2};
+  const arma::mat h = profile_fields(seqs, w, 3);
+  // Column 0: weighted counts (2, 2, 0) plus 1/3 each, over 5.
+  const arma::vec f = arma::vec{7.0 / 3, 7.0 / 3, 1.0 / 3} / 5.0;
+  const arma::vec lf = arma::log(f);
+  for (arma::uword a = 0; a < 3; ++a) EXPECT_NEAR(h(a, 0), lf(a) - arma::mean(lf), 1e-14);
+  EXPECT_NEAR(arma::accu(h.col(1)), 0.0, 1e-14);
+}
+
+TEST(CouplingModels, BadInputIsAClearError) {
+  CouplingSpec s = spec(CouplingForm::kSoftmax, 4, 3);
+  s.heads = 2;
+  EXPECT_THROW(s.check(), StageError);  // no head dimension
+  s.head_dim = 2;
+  const arma::imat seqs = random_sequences(5, s.L, s.C, 20);
+  const arma::vec x = random_point(s, 21, 0.5);
+  EXPECT_THROW(coupling_objective(s, x, seqs, arma::vec(4, arma::fill::ones), kPenalty, nullptr), StageError);
+  EXPECT_THROW(coupling_objective(s, x, seqs, arma::vec(5, arma::fill::zeros), kPenalty, nullptr), StageError);
+  EXPECT_THROW(coupling_objective(s, x.head(3), seqs, arma::vec(5, arma::fill::ones), kPenalty, nullptr),
+               StageError);
+  EXPECT_THROW(coupling_form_from_string("factorised"), StageError);
+  CouplingSpec full = spec(CouplingForm::kFull, 4, 3);
+  full.symmetrise = true;
+  EXPECT_THROW(full.check(), StageError);
+}
+
+// The fit: deterministic (the same bits twice), the kept restart has the
+// lowest training objective, and the result is a stationary point
+// (gradient recomputed independently of the optimiser).
+TEST(CouplingModels, FitIsDeterministicRankedByObjectiveAndStationary) {
+  CouplingSpec s = spec(CouplingForm::kFactored, 5, 3);
+  s.heads = 2;
+  s.fields = true;
+  const arma::imat seqs = random_sequences(40, s.L, s.C, 22);
+  const arma::vec w = random_weights(40, 23);
+  LbfgsOptions o;
+  o.max_iterations = 500;
+  o.gradient_tolerance = 1e-7;
+  const CouplingPenalty pen{0.01, 0.01};
+  const CouplingFit a = fit_couplings(s, seqs, w, pen, CouplingInit{}, o, 7, 3);
+  const CouplingFit b = fit_couplings(s, seqs, w, pen, CouplingInit{}, o, 7, 3);
+  ASSERT_EQ(a.restarts.size(), 3u);
+  EXPECT_EQ(arma::approx_equal(a.x, b.x, "absdiff", 0.0), true);
+  for (const auto& r : a.restarts) EXPECT_LE(a.objective, r.objective);
+  EXPECT_EQ(a.objective, a.restarts[a.best_restart].objective);
+  arma::vec g;
+  coupling_objective(s, a.x, seqs, w, pen, &g);
+  EXPECT_LT(arma::norm(g), 1e-6);
+  // The data term is below the independent-sites model's (fields only).
+  CouplingSpec profile = spec(CouplingForm::kFull, 5, 3);
+  profile.fields = true;
+  arma::vec xp(profile.parameter_count(), arma::fill::zeros);
+  const arma::mat hp = profile_fields(seqs, w, 3);
+  for (arma::uword k = 0; k < hp.n_elem; ++k) xp(k) = hp(k);
+  arma::mat W, h;
+  couplings_of(profile, xp, W, h);
+  EXPECT_LT(a.train_loss, weighted_pl_data_term(W, h, seqs, w, nullptr, nullptr));
+}
+
+}  // namespace
+}  // namespace potts

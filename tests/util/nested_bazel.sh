@@ -1,0 +1,23 @@
+# Sourced by the tests that run Bazel inside Bazel (tests/paper,
+# tests/cache, tests/remote). Sets OUTER_CACHE_FLAGS: flags that point the
+# nested build at the outer build's disk cache and repository cache, so that
+# a nested build compiles only what its test changed; and OUTER_ENV: the
+# environment the nested client runs with (the outer client's PATH, on which
+# the compile actions' cache keys depend).
+#
+# tools/bazel exports the outer client's HOME and PATH as POTTS_CLIENT_HOME
+# and POTTS_CLIENT_PATH, and .bazelrc passes both to tests (--test_env).
+# Without them (Bazel run without tools/bazel) the nested build has its own
+# caches: slower, not different.
+OUTER_CACHE_FLAGS=()
+OUTER_ENV=()
+if [[ -n ${POTTS_CLIENT_HOME:-} && -d $POTTS_CLIENT_HOME ]]; then
+  OUTER_CACHE_FLAGS+=("--disk_cache=$POTTS_CLIENT_HOME/.cache/potts_attention_bazel_disk_cache")
+  OUTER_CACHE_FLAGS+=("--repository_cache=$POTTS_CLIENT_HOME/.cache/bazel/_bazel_$(id -un)/cache/repos/v1")
+  echo "nested builds share the caches under $POTTS_CLIENT_HOME/.cache"
+else
+  echo "POTTS_CLIENT_HOME not set (Bazel not run through tools/bazel): nested builds use their own caches"
+fi
+if [[ -n ${POTTS_CLIENT_PATH:-} ]]; then
+  OUTER_ENV+=("PATH=$POTTS_CLIENT_PATH")
+fi
