@@ -48,8 +48,8 @@ source "$runfiles/tests/util/nested_bazel.sh"
 # come from the outer user's cache when there is one (compiled once per
 # machine), else from this HOME.
 export HOME="$work/home"
-if [[ -n ${POTTS_CLIENT_HOME:-} && -d $POTTS_CLIENT_HOME ]]; then
-  export XDG_CACHE_HOME="$POTTS_CLIENT_HOME/.cache"
+if [[ -n ${POTTS_CLIENT_CACHE:-} && -d $POTTS_CLIENT_CACHE ]]; then
+  export XDG_CACHE_HOME="$POTTS_CLIENT_CACHE"
 fi
 
 cleanup() {

@@ -5,8 +5,9 @@
 # environment the nested client runs with (the outer client's PATH, on which
 # the compile actions' cache keys depend).
 #
-# tools/bazel exports the outer client's HOME and PATH as POTTS_CLIENT_HOME
-# and POTTS_CLIENT_PATH, and .bazelrc passes both to tests (--test_env).
+# tools/bazel exports POTTS_CLIENT_HOME (the directory Bazel expands "~" in
+# .bazelrc to: the account's home, which $HOME need not be), POTTS_CLIENT_CACHE
+# and POTTS_CLIENT_PATH, and .bazelrc passes them to tests (--test_env).
 # Without them (Bazel run without tools/bazel) the nested build has its own
 # caches: slower, not different.
 OUTER_CACHE_FLAGS=()

@@ -1,0 +1,147 @@
+#include "stages/proteins/couplings_stage.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "lib/core/io.h"
+#include "lib/estimators/coupling_models.h"
+#include "lib/proteins/contacts.h"
+#include "lib/proteins/msa.h"
+#include "stages/proteins/family_stage.h"
+
+namespace potts {
+
+using namespace proteins;
+
+void run_proteins_couplings(Stage& st) {
+  Config& cfg = st.config();
+  CouplingSpec spec;
+  spec.form = coupling_form_from_string(cfg.choice("form", {"full", "factored", "softmax"}));
+  if (spec.form != CouplingForm::kFull) {
+    spec.heads = arma::uword(cfg.integer("heads", 1, 4096));
+    spec.value_rank = arma::uword(cfg.integer("value_rank", 0, 64));
+    spec.symmetrise = cfg.boolean("symmetrise");
+  }
+  if (spec.form == CouplingForm::kSoftmax) spec.head_dim = arma::uword(cfg.integer("head_dim", 1, 1024));
+  spec.fields = cfg.boolean("fields");
+  const std::string weighting = cfg.choice("weights", {"identity", "none"});
+  const std::string fit_on = cfg.choice("fit_on", {"all", "train"});
+  CouplingPenalty pen;
+  pen.lambda_h = cfg.number("lambda_h", 0.0, 1e6);
+  pen.lambda_c = cfg.number("lambda_c", 0.0, 1e6);
+  CouplingInit init;
+  int restarts = 1;
+  if (spec.form != CouplingForm::kFull) {
+    init.std_couplings = cfg.number("init_std_couplings", 0.0, 10.0);
+    init.std_values = cfg.number("init_std_values", 0.0, 10.0);
+    restarts = int(cfg.integer("restarts", 1, 100));
+  }
+  if (spec.fields) init.fields_from_profile = cfg.boolean("fields_from_profile");
+  LbfgsOptions lo;
+  lo.max_iterations = int(cfg.integer("max_iterations", 1, 1000000));
+  lo.gradient_tolerance = cfg.number_open("gradient_tolerance", 0.0, 1.0);
+  cfg.finish();
+
+  const FamilyData f = read_family(st);
+  const std::string test_h5 = st.input("family/test.h5");
+  const arma::vec test_w = arma::vectorise(h5_read_matrix(test_h5, "weights"));
+  const arma::imat train = nn::to_imat(f.train), test = nn::to_imat(f.test);
+  if (test_w.n_elem != test.n_rows || f.train_weights.n_elem != train.n_rows)
+    throw StageError(test_h5 + ": 'weights' has one entry per sequence in the prepare stage's outputs; the counts differ");
+  const arma::imat fit_seqs = fit_on == "all" ? arma::imat(arma::join_cols(train, test)) : train;
+  arma::vec fit_w = fit_on == "all" ? arma::vec(arma::join_cols(f.train_weights, test_w)) : f.train_weights;
+  if (weighting == "none") fit_w.ones();
+  spec.L = f.train.L;
+  spec.C = kStates;
+  spec.check();
+
+  CsvTable curves({"iteration", "objective", "gradient_norm"});
+  int restart = 0;
+  lo.on_iteration = [&](int it, double fx, double gnorm) {
+    if (it % 10 == 0)
+      std::fprintf(stderr, "proteins_couplings %s: restart %d, iteration %d/%d  objective %.6f  |grad| %.3g\n",
+                   spec.describe().c_str(), restart, it, lo.max_iterations, fx, gnorm);
+    curves.row({double(it), fx, gnorm});
+  };
+  // One restart at a time, so that curves.csv holds the kept one's.
+  const auto t0 = std::chrono::steady_clock::now();
+  CouplingFit fit;
+  std::vector<CouplingRestart> all;
+  CsvTable kept_curves = curves;
+  for (restart = 0; restart < restarts; ++restart) {
+    curves = CsvTable({"iteration", "objective", "gradient_norm"});
+    CouplingFit one = fit_couplings(spec, fit_seqs, fit_w, pen, init, lo, st.seed() + std::uint64_t(restart), 1);
+    all.push_back(one.restarts[0]);
+    if (restart == 0 || one.objective < fit.objective) {  // ranked by the training objective
+      fit = std::move(one);
+      fit.best_restart = restart;
+      kept_curves = curves;
+    }
+  }
+  fit.restarts = all;
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  // Losses with unit weights (eq. 3), on the training and the test
+  // sequences, whichever the fit saw.
+  const arma::vec ones_train(train.n_rows, arma::fill::ones), ones_test(test.n_rows, arma::fill::ones);
+  const double train_loss = weighted_pl_data_term(fit.W, fit.h, train, ones_train, nullptr, nullptr);
+  const double test_loss = weighted_pl_data_term(fit.W, fit.h, test, ones_test, nullptr, nullptr);
+  if (!std::isfinite(train_loss) || !std::isfinite(test_loss))
+    throw StageError("the coupling fit diverged (non-finite loss); no result is written");
+  const arma::mat scores = apc(frobenius_scores(fit.W, kStates));
+  if (!scores.is_finite()) throw StageError("the contact scores are not finite; no result is written");
+
+  H5Writer params;
+  params.matrix("x", arma::mat(fit.x));
+  params.matrix("h", fit.h);
+  params.save(st.output("params.h5"));
+  H5Writer h5;
+  h5.matrix("scores", scores);
+  h5.save(st.output("scores.h5"));
+  kept_curves.save(st.output("curves.csv"));
+
+  int evaluations = 0;
+  nlohmann::json rs = nlohmann::json::array();
+  for (const auto& r : fit.restarts) {
+    evaluations += r.evaluations;
+    rs.push_back({{"objective", r.objective},
+                  {"train_loss_weighted", r.train_loss},
+                  {"iterations", r.iterations},
+                  {"evaluations", r.evaluations},
+                  {"status", to_string(r.status)}});
+  }
+  nlohmann::json s;
+  s["model"] = "couplings";
+  s["form"] = to_string(spec.form);
+  s["description"] = spec.describe();
+  s["heads"] = spec.form == CouplingForm::kFull ? nlohmann::json(nullptr) : nlohmann::json(spec.heads);
+  s["head_dim"] = spec.form == CouplingForm::kSoftmax ? nlohmann::json(spec.head_dim) : nlohmann::json(nullptr);
+  s["value_rank"] = spec.value_rank;
+  s["fields"] = spec.fields;
+  s["symmetrise"] = spec.symmetrise;
+  s["weights"] = weighting;
+  s["fit_on"] = fit_on;
+  s["fit_sequences"] = fit_seqs.n_rows;
+  s["fit_n_eff"] = arma::accu(fit_w);
+  s["L"] = spec.L;
+  s["q"] = kStates;
+  s["parameters"] = spec.parameter_count();
+  s["lambda_h"] = pen.lambda_h;
+  s["lambda_c"] = pen.lambda_c;
+  s["train_loss"] = train_loss;
+  s["test_loss"] = test_loss;
+  s["test_loss_held_out"] = fit_on == "train";
+  s["objective"] = fit.objective;
+  s["optimiser"] = "lbfgs";
+  s["restarts"] = rs;
+  s["best_restart"] = fit.best_restart;
+  s["evaluations"] = evaluations;
+  s["scores"] = "APC-corrected Frobenius norm of the zero-sum-gauge coupling blocks, gap excluded";
+  st.write_summary(s);
+  st.timings()["fit_seconds"] = seconds;
+  st.timings()["seconds_per_evaluation"] = seconds / double(std::max(evaluations, 1));
+}
+
+}  // namespace potts
