@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "lib/core/error.h"
@@ -161,6 +162,62 @@ TEST(CouplingModels, OneHeadIsTodaysFactoredAttention) {
     const double f = coupling_objective(s, x, seqs, ones, CouplingPenalty{0.0, lambda}, &g);
     EXPECT_NEAR(f, f_ref, 1e-13 * std::abs(f_ref)) << "lambda " << lambda;
     EXPECT_LT(arma::norm(g - g_ref), 1e-12 * arma::norm(g_ref)) << "lambda " << lambda;
+  }
+}
+
+// The data term, blocked by rows of W, against its plain definition summed
+// in the same order (per sequence: logits over j in order; gradients over
+// sequences in order): the same bits, with one block and with several and a
+// partial last block (LC = 35 and 100 against blocks of 64 rows), and with
+// a zero weight.
+TEST(CouplingModels, BlockedDataTermIsThePlainLoopsBitForBit) {
+  for (arma::uword L : {7u, 20u}) {
+    const arma::uword C = 5, n = L * C, M = 13;
+    const arma::imat seqs = random_sequences(M, L, C, 30 + L);
+    arma::vec w = random_weights(M, 31);
+    w(4) = 0.0;
+    Rng rng(32, 0);
+    arma::mat W(n, n), h(C, L);
+    for (auto& v : W) v = rng.normal();
+    for (arma::uword i = 0; i < L; ++i) W.submat(i * C, i * C, i * C + C - 1, i * C + C - 1).zeros();
+    for (auto& v : h) v = rng.normal();
+    // Plain loops.
+    double wsum = 0.0;
+    for (arma::uword mu = 0; mu < M; ++mu) wsum += w(mu);
+    const double norm = 1.0 / (wsum * double(L));
+    arma::mat G(n, n, arma::fill::zeros), dh_ref(C, L, arma::fill::zeros);
+    double loss = 0.0;
+    for (arma::uword mu = 0; mu < M; ++mu) {
+      if (w(mu) == 0.0) continue;
+      arma::vec z(n), dz(n);
+      for (arma::uword r = 0; r < n; ++r) {
+        z(r) = h(r);
+        for (arma::uword j = 0; j < L; ++j) z(r) += W(r, j * C + seqs(mu, j));
+      }
+      double seq = 0.0;
+      for (arma::uword i = 0; i < L; ++i) {
+        double mx = z(i * C);
+        for (arma::uword a = 1; a < C; ++a) mx = std::max(mx, z(i * C + a));
+        double sum = 0.0;
+        for (arma::uword a = 0; a < C; ++a) sum += std::exp(z(i * C + a) - mx);
+        const double lse = mx + std::log(sum);
+        seq += lse - z(i * C + seqs(mu, i));
+        for (arma::uword a = 0; a < C; ++a) dz(i * C + a) = norm * w(mu) * std::exp(z(i * C + a) - lse);
+        dz(i * C + seqs(mu, i)) -= norm * w(mu);
+      }
+      loss += w(mu) * seq;
+      for (arma::uword r = 0; r < n; ++r) {
+        dh_ref(r) += dz(r);
+        for (arma::uword j = 0; j < L; ++j) G(r, j * C + seqs(mu, j)) += dz(r);
+      }
+    }
+    loss *= norm;
+    arma::mat dW, dh;
+    const double f = weighted_pl_data_term(W, h, seqs, w, &dW, &dh);
+    EXPECT_EQ(f, loss) << "L = " << L;
+    EXPECT_TRUE(arma::approx_equal(dW, G, "absdiff", 0.0)) << "L = " << L;
+    EXPECT_TRUE(arma::approx_equal(dh, dh_ref, "absdiff", 0.0)) << "L = " << L;
+    EXPECT_EQ(weighted_pl_data_term(W, h, seqs, w, nullptr, nullptr), loss) << "L = " << L;
   }
 }
 

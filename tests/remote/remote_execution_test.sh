@@ -4,13 +4,14 @@
 # of this workspace, of the smallest DAG that has what the quick DAG has: a
 # chain of two real stages (sample -> factored training: HDF5, BLAS, the
 # provenance runtime), their compiles and links:
-#   1. the worker is killed while it runs the first Stage action: Bazel must
-#      fail with a clear error naming the service, and results/ must be
-#      untouched;
-#   2. the same build against a new worker on the same CAS directory (the
-#      compiles that worker 1 finished are cache hits; no Stage action had
-#      finished): every Stage action runs remotely (execution log), and
-#      every stage data file equals the local build's;
+#   1. the worker is killed while it runs the last Stage action (every
+#      compile and the first stage done): Bazel must fail with a clear error
+#      naming the service, and results/ must be untouched;
+#   2. the same build against a new worker on the same CAS directory, which
+#      this test created and only worker 1 wrote: what worker 1 finished
+#      (the compiles, the first stage) is a remote cache hit, so it ran
+#      remotely; the killed stage runs on worker 2 (execution log); every
+#      stage data file equals the local build's;
 #   3. after `bazel clean`: every Stage action is a remote cache hit.
 # Provenance records are compared apart from the byte comparison: equal to
 # the local build's once the volatile fields (kVolatileProvenanceFields:
@@ -20,9 +21,9 @@
 set -euo pipefail
 
 TARGETS=(//stages/sample:quick //stages/train:quick_factored)
-# The first Stage action of the chain, killed mid-action in build 1.
-FIRST_STAGE=//stages/sample:quick
-KILL_WITHIN=900  # seconds for the compiles before the first Stage action
+# The last Stage action of the chain, killed mid-action in build 1.
+KILL_STAGE=//stages/train:quick_factored
+KILL_WITHIN=900  # seconds for the compiles and the first stage before it
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 now() { date +%s.%N; }
@@ -102,8 +103,8 @@ stage_outputs() {
   ' "$work/exec$1.json"
 }
 
-# 1. The worker dies in the middle of a Stage action: the first stage's
-# process is seen running under the worker, then the worker is stopped.
+# 1. The worker dies in the middle of a Stage action: the last stage's
+# process is seen running under the worker, then the worker is killed.
 ep1=$(start_worker "$work/w1")
 echo "worker 1: $ep1"
 t=$(now)
@@ -112,17 +113,17 @@ build=$!
 seen=""
 deadline=$((SECONDS + KILL_WITHIN))
 while ((SECONDS < deadline)) && kill -0 "$build" 2>/dev/null; do
-  if pgrep -f -- "--target $FIRST_STAGE " >/dev/null; then seen=1; break; fi
+  if pgrep -f -- "--target $KILL_STAGE " >/dev/null; then seen=1; break; fi
   sleep 0.05
 done
 [[ -n $seen ]] || { kill "$build" 2>/dev/null; "$worker" stop "$work/w1" >/dev/null; tail -30 "$work/log1" >&2
-  fail "build 1: $FIRST_STAGE never ran on the worker within ${KILL_WITHIN} s (log above)"; }
+  fail "build 1: $KILL_STAGE never ran on the worker within ${KILL_WITHIN} s (log above)"; }
 # The service dies, as a crashed host would: SIGKILL to the worker's JVM
 # alone (stopping its process group would end the action first, and Bazel
 # would report the action's signal instead of the lost service); then the
 # orphaned action, the rest of that group.
 w1_pid=$(<"$work/w1/.worker/pid")
-echo "build 1: $FIRST_STAGE running on worker 1 after $(elapsed "$t") s: killing the worker (pid $w1_pid)"
+echo "build 1: $KILL_STAGE running on worker 1 after $(elapsed "$t") s: killing the worker (pid $w1_pid)"
 kill -KILL "$w1_pid"
 set +e
 wait "$build"
@@ -130,7 +131,7 @@ rc=$?
 set -e
 kill -KILL -- "-$w1_pid" 2>/dev/null || true
 echo "build 1 (worker killed mid-action): exit $rc in $(elapsed "$t") s"
-[[ $rc -ne 0 ]] || fail "build 1 succeeded although its worker was killed while it ran $FIRST_STAGE"
+[[ $rc -ne 0 ]] || fail "build 1 succeeded although its worker was killed while it ran $KILL_STAGE"
 grep -m1 -E 'UNAVAILABLE|Connection refused|io exception' "$work/log1" ||
   { tail -30 "$work/log1" >&2; fail "build 1 failed without naming the unreachable service; log above"; }
 [[ $(results_hash) == "$results_before" ]] || fail "results/ changed during the failed build"
@@ -138,8 +139,9 @@ chmod -R u+w "$work/ob1" 2>/dev/null || true
 rm -rf "$work/ob1"
 
 # 2. The same build against a new worker (on the same CAS, and a new output
-# base, so that no action is skipped locally): completes, every Stage action
-# run remotely.
+# base, so that no action is skipped locally): completes; every Stage action
+# ran remotely, on worker 2 or (a remote cache hit in this test's own CAS)
+# on worker 1, and the killed one on worker 2.
 ep2=$(start_worker "$work/w2")
 echo "worker 2: $ep2"
 t=$(now)
@@ -149,10 +151,16 @@ echo "build 2: exit $rc in $(elapsed "$t") s; $(grep -E '^INFO: [0-9]+ processes
 stage_actions 2 >"$work/stages2"
 n_stages=$(grep -c . "$work/stages2")
 [[ $n_stages -eq ${#TARGETS[@]} ]] || fail "build 2: expected ${#TARGETS[@]} Stage actions in exec2.json, found $n_stages"
-if grep -v '^remote ' "$work/stages2" >"$work/notremote"; then
-  fail "build 2: Stage actions not run remotely: $(tr '\n' ';' <"$work/notremote")"
+# "<runner> <hit|miss> <target>": run by the worker ("remote", a miss) or
+# served from its cache (a hit, runner "remote cache hit").
+if awk '{ hit = $(NF - 1); runner = $0; sub(/ [^ ]+ [^ ]+$/, "", runner)
+          if (!((hit == "miss" && runner == "remote") || (hit == "hit" && runner ~ /remote/))) print }' \
+    "$work/stages2" | grep . >"$work/notremote"; then
+  fail "build 2: Stage actions neither run remotely nor served from the worker's cache: $(tr '\n' ';' <"$work/notremote")"
 fi
-echo "build 2: all $n_stages Stage actions ran on the worker"
+grep -q "^remote miss $KILL_STAGE\$" "$work/stages2" ||
+  fail "build 2: $KILL_STAGE (killed in build 1) did not run on worker 2: $(tr '\n' ';' <"$work/stages2")"
+echo "build 2: all $n_stages Stage actions ran remotely ($(grep -c '^remote miss ' "$work/stages2") on worker 2, the rest on worker 1)"
 
 # Every stage data file equals the local build's (this test's runfiles).
 stage_outputs 2 | grep -v '/provenance.json ' >"$work/outputs2"
