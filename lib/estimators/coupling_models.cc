@@ -425,13 +425,14 @@ arma::vec coupling_initial_point(const CouplingSpec& s, const CouplingInit& init
 
 CouplingFit fit_couplings(const CouplingSpec& s, const arma::imat& train, const arma::vec& w,
                           const CouplingPenalty& pen, const CouplingInit& init, const LbfgsOptions& options,
-                          std::uint64_t seed, int restarts) {
+                          std::uint64_t seed, int restarts, const std::function<void(int)>& on_restart) {
   s.check();
   check_data(train, w, s.L, s.C);
   if (restarts < 1) throw StageError("coupling model: restarts must be at least 1");
   Objective f = [&](const arma::vec& x, arma::vec& g) { return coupling_objective(s, x, train, w, pen, &g); };
   CouplingFit fit;
   for (int r = 0; r < restarts; ++r) {
+    if (on_restart) on_restart(r);
     LbfgsResult res;
     try {
       res = lbfgs_minimize(f, coupling_initial_point(s, init, train, w, seed, r), options);

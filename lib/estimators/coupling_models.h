@@ -41,6 +41,7 @@
 // factored_objective; weights against repeated sequences).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -131,8 +132,10 @@ struct CouplingFit {
 // (never a contact score). The full form is convex: one restart from zero
 // couplings suffices. Throws StageError (naming the restart) on non-finite
 // values.
+// `on_restart`, if set, is called with r before restart r starts (so that a
+// caller can attribute options.on_iteration's calls to their restart).
 CouplingFit fit_couplings(const CouplingSpec& spec, const arma::imat& train, const arma::vec& weights,
                           const CouplingPenalty& penalty, const CouplingInit& init, const LbfgsOptions& options,
-                          std::uint64_t seed, int restarts);
+                          std::uint64_t seed, int restarts, const std::function<void(int)>& on_restart = {});
 
 }  // namespace potts

@@ -57,30 +57,19 @@ void run_proteins_couplings(Stage& st) {
   spec.C = kStates;
   spec.check();
 
-  CsvTable curves({"iteration", "objective", "gradient_norm"});
-  int restart = 0;
+  // One table of the objective per restart; curves.csv keeps the kept one's.
+  std::vector<CsvTable> curves;
   lo.on_iteration = [&](int it, double fx, double gnorm) {
     if (it % 10 == 0)
-      std::fprintf(stderr, "proteins_couplings %s: restart %d, iteration %d/%d  objective %.6f  |grad| %.3g\n",
-                   spec.describe().c_str(), restart, it, lo.max_iterations, fx, gnorm);
-    curves.row({double(it), fx, gnorm});
+      std::fprintf(stderr, "proteins_couplings %s: restart %zu, iteration %d/%d  objective %.6f  |grad| %.3g\n",
+                   spec.describe().c_str(), curves.size() - 1, it, lo.max_iterations, fx, gnorm);
+    curves.back().row({double(it), fx, gnorm});
   };
-  // One restart at a time, so that curves.csv holds the kept one's.
   const auto t0 = std::chrono::steady_clock::now();
-  CouplingFit fit;
-  std::vector<CouplingRestart> all;
-  CsvTable kept_curves = curves;
-  for (restart = 0; restart < restarts; ++restart) {
-    curves = CsvTable({"iteration", "objective", "gradient_norm"});
-    CouplingFit one = fit_couplings(spec, fit_seqs, fit_w, pen, init, lo, st.seed() + std::uint64_t(restart), 1);
-    all.push_back(one.restarts[0]);
-    if (restart == 0 || one.objective < fit.objective) {  // ranked by the training objective
-      fit = std::move(one);
-      fit.best_restart = restart;
-      kept_curves = curves;
-    }
-  }
-  fit.restarts = all;
+  const CouplingFit fit = fit_couplings(spec, fit_seqs, fit_w, pen, init, lo, st.seed(), restarts, [&](int) {
+    curves.emplace_back(std::vector<std::string>{"iteration", "objective", "gradient_norm"});
+  });
+  const CsvTable& kept_curves = curves.at(std::size_t(fit.best_restart));
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   // Losses with unit weights (eq. 3), on the training and the test
