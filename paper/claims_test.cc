@@ -83,17 +83,31 @@ TEST(PaperClaims, GaussianModelClaimsAreTheStatedOnes) {
   }
 }
 
-// Claims P1-P3 on the real family, from the proteins score stage.
+// Claims P1-P4 on the real family, from the proteins score stage: P3 and P4
+// compare the predictors the committed claims summary names (the heads
+// sweep's single-head coupling model, its configurations, the weighted PLM).
 TEST(PaperClaims, ProteinClaimsAreTheStatedOnes) {
   const nlohmann::json committed = load("results/claims/paper/summary.json");
-  const auto cells = claims::protein_claims(load("results/proteins/paper_pf00071_score/summary.json"),
-                                            committed.at("protein_parity_margin").get<double>());
-  ASSERT_EQ(cells.size(), 3u);
+  const nlohmann::json score = load("results/proteins/paper_pf00071_score/summary.json");
+  const double margin = committed.at("protein_parity_margin").get<double>();
+  ASSERT_TRUE(committed.contains("protein_heads")) << "the committed claims ran without the heads sweep";
+  const nlohmann::json& ph = committed.at("protein_heads");
+  claims::ProteinKeys keys;
+  keys.p3_factored = ph.at("p3_factored").get<std::string>();
+  keys.plm = ph.at("plm").get<std::string>();
+  std::vector<claims::HeadsConfiguration> configs;
+  for (const auto& c : ph.at("configurations"))
+    configs.push_back({c.at("key").get<std::string>(), c.at("heads").get<int>(), c.at("paper_form").get<bool>()});
+  auto cells = claims::protein_claims(score, margin, keys);
+  const claims::HeadsClaim p4 = claims::heads_claim(score, keys.plm, configs, margin);
+  cells.push_back(p4.cell);
+  ASSERT_EQ(cells.size(), 4u);
   for (const auto& c : cells) {
     std::printf("proteins %s %-14s %s\n", c.id.c_str(), claims::to_string(c.verdict), c.number.c_str());
     EXPECT_EQ(c.verdict, kStated.at("proteins").at(c.id)) << "claim " << c.id << ": " << c.number;
     EXPECT_EQ(committed["proteins"][c.id]["verdict"].get<std::string>(), claims::to_string(c.verdict)) << c.id;
   }
+  EXPECT_EQ(committed["proteins"]["P4"]["smallest_heads"].get<int>(), p4.smallest_heads);
 }
 
 // Figure 2d's a = 0 point is factored attention: for every seed, the

@@ -7,11 +7,14 @@ load("//tools:stage.bzl", "stage")
 
 load("//paper:dag.bzl", "FINITE_SIZE_D", "INITIAL_DECAY", "MODELS")
 load("//paper:readings.bzl", "DATA_SETS", "EQUAL_BUDGET_SEEDS", "HEADLINE", "READINGS", "REPLICATES")
-load("//stages/proteins:proteins.bzl", "PROTEIN_RUNS")
+load("//stages/proteins:proteins.bzl", "COUPLING_RUNS", "PROTEIN_RUNS", "coupling_key")
 
 # Figures drawn once per scale, and the Potts figures drawn once per reading.
 FIGURES = ["fig3_left", "fig3_decay", "diversity", "diversity_lambda", "proteins_contacts", "proteins_precision"]
 POTTS_FIGURES = ["fig2a", "fig2b", "fig2c", "fig2d", "fig3_right"]
+
+# Figures of the heads sweep on the real family (paper scale only).
+SWEEP_FIGURES = ["proteins_heads", "proteins_parameters", "proteins_contacts_best"]
 
 def _data_set(scale, d):
     """One Potts data set's data, merged fits and perturbation sweep, and at
@@ -92,6 +95,15 @@ def paper_stages(scale):
     out.append((family + "_score", "proteins", "*.csv,summary.json"))
     for run in PROTEIN_RUNS[scale]:
         out.append(("%s_%s" % (family, run), None, "summary.json,curves.csv,scores.h5" if run not in ["evfold", "psicov"] else "summary.json,scores.h5"))
+    # The coupling models (the heads sweep, its references and ablations).
+    for run, seeds in COUPLING_RUNS[scale].items():
+        for seed in seeds:
+            out.append(("%s_%s" % (family, coupling_key(run, seed)), None, "summary.json,curves.csv,scores.h5"))
+    for fig in SWEEP_FIGURES:
+        # The quick DAG draws no sweep figures: the account's keys for them
+        # read the quick contact map's summary (its caption) instead.
+        label = "//stages/figures:" + fig if scale == "paper" else "//stages/figures:quick_proteins_contacts"
+        out.append((label, "fig_" + fig, "*"))
     return out
 
 def paper_targets(scale, collector):

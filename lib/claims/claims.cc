@@ -531,15 +531,27 @@ std::vector<Cell> gaussian_claims(const nlohmann::json& replica, const nlohmann:
   return out;
 }
 
-std::vector<Cell> protein_claims(const nlohmann::json& score, double margin) {
-  struct Top {
-    double p, se;
-  };
-  auto top = [&](const std::string& predictor) {
-    const nlohmann::json& c = score.at("predictors").at(predictor).at("precision").at("6+").at("L");
-    return Top{c.at("mean").get<double>(), c.at("se").get<double>()};
-  };
-  const Top f = top("factored"), v1 = top("vanilla1"), v3 = top("vanilla3"), plm = top("plm");
+namespace {
+
+struct Top {
+  double p, se;
+};
+
+// A predictor's top-L precision (|i − j| ≥ 6) and its s.e. in a score summary.
+Top top_l(const nlohmann::json& score, const std::string& predictor) {
+  const nlohmann::json& ps = score.at("predictors");
+  if (!ps.contains(predictor))
+    throw StageError("claims: the proteins score summary has no predictor '" + predictor + "'");
+  const nlohmann::json& c = ps.at(predictor).at("precision").at("6+").at("L");
+  return Top{c.at("mean").get<double>(), c.at("se").get<double>()};
+}
+
+}  // namespace
+
+std::vector<Cell> protein_claims(const nlohmann::json& score, double margin, const ProteinKeys& keys) {
+  auto top = [&](const std::string& predictor) { return top_l(score, predictor); };
+  const Top f = top(keys.factored), v1 = top(keys.vanilla1), v3 = top(keys.vanilla3), plm = top(keys.plm);
+  const Top f3 = top(keys.p3_factored);
   const double z = t_critical(0, kLevel);
   const std::string basis = "training seeds and the L predicted pairs (binomial)";
   std::vector<Cell> out;
@@ -561,7 +573,7 @@ std::vector<Cell> protein_claims(const nlohmann::json& score, double margin) {
                             "undecided otherwise"));
   }
   {
-    const double d = f.p - plm.p, s = std::hypot(f.se, plm.se);
+    const double d = f3.p - plm.p, s = std::hypot(f3.se, plm.se);
     char rule[200];
     std::snprintf(rule, sizeof rule,
                   "parity within %.2f: holds if ∣d∣ + z·s.e. < %.2f, does not hold if ∣d∣ − z·s.e. > %.2f, "
@@ -572,6 +584,51 @@ std::vector<Cell> protein_claims(const nlohmann::json& score, double margin) {
                             Estimate{d, s, 0, basis}, level(std::abs(d), s, z, margin, margin),
                             fmt("d = P(factored) − P(PLM) = %.3f ± %.3f", d, s), rule));
   }
+  return out;
+}
+
+HeadsClaim heads_claim(const nlohmann::json& score, const std::string& plm_key,
+                       const std::vector<HeadsConfiguration>& configurations, double margin) {
+  if (configurations.empty()) throw StageError("claims: P4 needs at least one configuration of the heads sweep");
+  const Top plm = top_l(score, plm_key);
+  const double zk = t_critical(0, kLevel / double(configurations.size())), z = t_critical(0, kLevel);
+  HeadsClaim out;
+  out.configurations = nlohmann::json::array();
+  bool any_good = false, all_worse = true;
+  std::size_t best = 0;
+  std::vector<double> d(configurations.size()), se(configurations.size());
+  for (std::size_t k = 0; k < configurations.size(); ++k) {
+    const HeadsConfiguration& c = configurations[k];
+    const Top t = top_l(score, c.key);
+    d[k] = t.p - plm.p;
+    se[k] = std::hypot(t.se, plm.se);
+    const bool good = d[k] + margin > zk * se[k], worse = d[k] + margin < -z * se[k];
+    any_good = any_good || good;
+    all_worse = all_worse && worse;
+    if (good && c.paper_form && (out.smallest_heads == 0 || c.heads < out.smallest_heads)) out.smallest_heads = c.heads;
+    if (d[k] > d[best]) best = k;
+    out.configurations.push_back({{"key", c.key},
+                                  {"heads", c.heads},
+                                  {"paper_form", c.paper_form},
+                                  {"d", d[k]},
+                                  {"se", se[k]},
+                                  {"status", good ? "as good" : worse ? "worse" : "undecided"}});
+  }
+  const Verdict v = any_good ? Verdict::kHolds : all_worse ? Verdict::kDoesNotHold : Verdict::kUndecided;
+  char number[300];
+  std::snprintf(number, sizeof number, "best: %s (H = %d): d = P − P(PLM) = %.3f ± %.3f; smallest H as good: %s",
+                configurations[best].key.c_str(), configurations[best].heads, d[best], se[best],
+                out.smallest_heads > 0 ? std::to_string(out.smallest_heads).c_str() : "none");
+  char rule[400];
+  std::snprintf(rule, sizeof rule,
+                "non-inferiority within %.2f over %zu configurations: holds if some configuration has d + %.2f > "
+                "z_k·s.e. (z_k = %.3f, 5 %% Bonferroni-corrected), does not hold if every one has d + %.2f < "
+                "−z·s.e. (z = 1.645), undecided otherwise",
+                margin, configurations.size(), margin, zk, margin);
+  out.cell = make_cell("P4", "on a real family, with enough heads, factored attention predicts contacts as well as "
+                             "the pseudo-likelihood model (top-L precision)",
+                       Estimate{d[best], se[best], 0, "training seeds and the L predicted pairs (binomial)"}, v, number,
+                       rule);
   return out;
 }
 

@@ -102,7 +102,42 @@ std::vector<Cell> gaussian_claims(const nlohmann::json& replica, const nlohmann:
 //  * P3 (parity with the pseudo-likelihood model within `margin`):
 //    holds if |d| + z·s.e. < margin, does not hold if |d| − z·s.e. > margin,
 //    undecided otherwise (d = P(factored) − P(plm)).
-std::vector<Cell> protein_claims(const nlohmann::json& score, double margin);
+// `keys` names the predictors of the score summary each claim compares: P1
+// and P2 the models trained by masked language modelling; P3 the
+// single-head factored model and the PLM (by default the same "factored"
+// and "plm"; with the heads sweep, both fitted by one protocol).
+struct ProteinKeys {
+  std::string factored = "factored", vanilla1 = "vanilla1", vanilla3 = "vanilla3";
+  std::string p3_factored = "factored", plm = "plm";
+};
+std::vector<Cell> protein_claims(const nlohmann::json& score, double margin, const ProteinKeys& keys = {});
+
+// Claim P4 on a real family: "with enough heads, factored attention
+// predicts contacts as well as the pseudo-likelihood model". For each
+// configuration c of the heads sweep, d_c = P(c) − P(plm) (top-L precision,
+// |i − j| ≥ 6) with P3's s.e. A non-inferiority test with margin `margin`:
+//  * c is as good as the PLM if d_c + margin > z_k·s.e., z_k the one-sided
+//    5 % normal quantile Bonferroni-corrected over the k configurations
+//    (the best of k is a selection: the correction keeps the chance that
+//    any of them passes by luck at 5 %);
+//  * c is worse if d_c + margin < −z·s.e. (z = 1.645).
+// P4 holds if any configuration is as good, does not hold if every one is
+// worse (each at 5 %: the claim fails only if all fail), undecided
+// otherwise. The cell's number is the best configuration's (highest mean);
+// `smallest_heads` is the smallest H of the paper's form (eq. 4 summed over
+// heads) that is as good, 0 if none is.
+struct HeadsConfiguration {
+  std::string key;   // predictor key in the score summary
+  int heads = 0;     // H
+  bool paper_form = true;  // eq. 4 with H heads (false: softmax attention)
+};
+struct HeadsClaim {
+  Cell cell;
+  int smallest_heads = 0;
+  nlohmann::json configurations;  // per configuration: key, heads, d, se, status
+};
+HeadsClaim heads_claim(const nlohmann::json& score, const std::string& plm_key,
+                       const std::vector<HeadsConfiguration>& configurations, double margin);
 
 nlohmann::json to_json(const Cell& c);
 

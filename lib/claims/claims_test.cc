@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "lib/core/error.h"
+
 namespace potts {
 namespace claims {
 namespace {
@@ -235,6 +237,63 @@ TEST(ProteinClaims, VerdictsSwitchWhereTheRulesSay) {
   EXPECT_EQ(cells[2].id, "P3");
   EXPECT_NEAR(cells[2].value, -0.06, 1e-12);
   EXPECT_NEAR(cells[2].se, 0.02, 1e-12);
+}
+
+// P4: non-inferiority within the margin, Bonferroni over the configurations
+// for "as good" (two here: z_k = 1.960), z = 1.645 for "worse"; the
+// difference's s.e. is 0.02, so a configuration is as good when d > −0.0608
+// and worse when d < −0.1329.
+TEST(ProteinClaims, HeadsClaimSwitchesWhereTheRuleSays) {
+  const double se = 0.02 / std::sqrt(2.0);
+  auto score_of = [&](double h4, double h16, double plm) {
+    nlohmann::json s;
+    for (const auto& [p, x] : std::map<std::string, double>{{"h4", h4}, {"h16", h16}, {"plm", plm}})
+      s["predictors"][p]["precision"]["6+"]["L"] = {{"mean", x}, {"se", se}};
+    return s;
+  };
+  const std::vector<HeadsConfiguration> configs = {{"h4", 4, true}, {"h16", 16, true}};
+  auto claim = [&](double h4, double h16) { return heads_claim(score_of(h4, h16, 0.40), "plm", configs, 0.1); };
+  // H = 16 as good (d = −0.06), H = 4 not: holds, smallest H 16, the number is H = 16's.
+  HeadsClaim c = claim(0.30, 0.34);
+  EXPECT_EQ(c.cell.verdict, Verdict::kHolds);
+  EXPECT_EQ(c.smallest_heads, 16);
+  EXPECT_NEAR(c.cell.value, -0.06, 1e-12);
+  EXPECT_NEAR(c.cell.se, 0.02, 1e-12);
+  EXPECT_EQ(c.configurations[0]["status"], "undecided");
+  EXPECT_EQ(c.configurations[1]["status"], "as good");
+  // Both as good: the smallest H is 4.
+  EXPECT_EQ(claim(0.345, 0.36).smallest_heads, 4);
+  // d = −0.065: within z·s.e. of the margin uncorrected (1.645), not with
+  // the correction (1.960): undecided.
+  c = claim(0.30, 0.335);
+  EXPECT_EQ(c.cell.verdict, Verdict::kUndecided);
+  EXPECT_EQ(c.smallest_heads, 0);
+  // Every configuration worse: does not hold; one not worse: undecided.
+  EXPECT_EQ(claim(0.26, 0.265).cell.verdict, Verdict::kDoesNotHold);
+  EXPECT_EQ(claim(0.26, 0.27).cell.verdict, Verdict::kUndecided);
+  // A configuration outside the paper's form counts for the verdict, not
+  // for the smallest H.
+  const std::vector<HeadsConfiguration> mixed = {{"h4", 4, true}, {"h16", 32, false}};
+  c = heads_claim(score_of(0.30, 0.36, 0.40), "plm", mixed, 0.1);
+  EXPECT_EQ(c.cell.verdict, Verdict::kHolds);
+  EXPECT_EQ(c.smallest_heads, 0);
+  // A missing predictor is a clear error.
+  EXPECT_THROW(heads_claim(score_of(0.3, 0.3, 0.4), "plm", {{"h64", 64, true}}, 0.1), StageError);
+}
+
+// P3 compares the predictors its keys name (the heads sweep's single-head
+// point and PLM), P1 and P2 still the MLM-trained models.
+TEST(ProteinClaims, P3ComparesThePredictorsItsKeysName) {
+  nlohmann::json s = protein_score(0.40, 0.1, 0.1, 0.26, 0.01);
+  s["predictors"]["cm_h1"]["precision"]["6+"]["L"] = {{"mean", 0.35}, {"se", 0.01}};
+  s["predictors"]["cm_plm"]["precision"]["6+"]["L"] = {{"mean", 0.38}, {"se", 0.01}};
+  ProteinKeys keys;
+  keys.p3_factored = "cm_h1";
+  keys.plm = "cm_plm";
+  const auto cells = protein_claims(s, 0.1, keys);
+  EXPECT_NEAR(cells[2].value, -0.03, 1e-12);
+  EXPECT_EQ(cells[2].verdict, Verdict::kHolds);
+  EXPECT_EQ(protein_claims(s, 0.1)[2].verdict, Verdict::kDoesNotHold);  // 0.40 against 0.26
 }
 
 }  // namespace

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <string>
 #include <vector>
 
 #include "lib/core/error.h"
 #include "lib/core/rng.h"
 #include "lib/nn/layers.h"
+#include "lib/train/trainer.h"
 
 namespace potts {
 
@@ -117,6 +119,75 @@ arma::mat gather_blocks(const arma::mat& dW, arma::uword L, arma::uword C) {
   return Gr;
 }
 
+// The data term of the factored forms head by head, without W (not
+// symmetrised): z_i(a) = h_i(a) + sum_h (V^h N^h)(a, i) with
+// N^h(b, i) = sum_{j : s_j = b} A^h_ij (A^h's diagonal is zero). Per sequence
+// and head L^2 + L C^2 operations, and three times that with the gradient
+// (dV^h += dZ N^h^T, dN^h = V^h^T dZ, dA^h_ij += dN^h(s_j, i)), against
+// 2 L^2 C for adding and differentiating W's columns: the cheaper path for
+// a few heads. Sums over sequences run in order (the same bits on every
+// CPU). Writes dAs, dVs (per head) and dh when dh is not null.
+double heads_data_term(const std::vector<arma::mat>& As, const std::vector<arma::mat>& Vs, const arma::mat& h,
+                       const arma::imat& s, const arma::vec& w, std::vector<arma::mat>* dAs,
+                       std::vector<arma::mat>* dVs, arma::mat* dh) {
+  const arma::uword L = s.n_cols, M = s.n_rows, C = h.n_rows, H = As.size();
+  double wsum = 0.0;
+  for (arma::uword mu = 0; mu < M; ++mu) wsum += w(mu);
+  const double norm = 1.0 / (wsum * double(L));
+  const bool grad = dh != nullptr;
+  if (grad) {
+    dh->zeros(C, L);
+    dAs->assign(H, arma::mat(L, L, arma::fill::zeros));
+    dVs->assign(H, arma::mat(C, C, arma::fill::zeros));
+  }
+  std::vector<arma::mat> N(H, arma::mat(C, L));
+  arma::mat Z(C, L), dN(C, L);
+  double loss = 0.0;
+  for (arma::uword mu = 0; mu < M; ++mu) {
+    if (w(mu) == 0.0) continue;
+    Z = h;
+    for (arma::uword k = 0; k < H; ++k) {
+      N[k].zeros();
+      const double* A = As[k].memptr();
+      double* n = N[k].memptr();
+      for (arma::uword j = 0; j < L; ++j) {
+        const arma::uword b = arma::uword(s(mu, j));
+        for (arma::uword i = 0; i < L; ++i) n[b + i * C] += A[i + j * L];
+      }
+      nn::gemm(false, false, C, L, C, 1.0, Vs[k].memptr(), C, n, C, 1.0, Z.memptr(), C);
+    }
+    double seq = 0.0;
+    for (arma::uword i = 0; i < L; ++i) {
+      double* zi = Z.colptr(i);
+      double mx = zi[0];
+      for (arma::uword a = 1; a < C; ++a) mx = std::max(mx, zi[a]);
+      double sum = 0.0;
+      for (arma::uword a = 0; a < C; ++a) sum += std::exp(zi[a] - mx);
+      const double lse = mx + std::log(sum);
+      seq += lse - zi[s(mu, i)];
+      if (grad) {
+        const double c = norm * w(mu);
+        for (arma::uword a = 0; a < C; ++a) zi[a] = c * std::exp(zi[a] - lse);
+        zi[s(mu, i)] -= c;
+      }
+    }
+    loss += w(mu) * seq;
+    if (!grad) continue;
+    *dh += Z;
+    for (arma::uword k = 0; k < H; ++k) {
+      nn::gemm(false, true, C, C, L, 1.0, Z.memptr(), C, N[k].memptr(), C, 1.0, (*dVs)[k].memptr(), C);
+      nn::gemm(true, false, C, L, C, 1.0, Vs[k].memptr(), C, Z.memptr(), C, 0.0, dN.memptr(), C);
+      double* dA = (*dAs)[k].memptr();
+      const double* dn = dN.memptr();
+      for (arma::uword j = 0; j < L; ++j) {
+        const arma::uword b = arma::uword(s(mu, j));
+        for (arma::uword i = 0; i < L; ++i) dA[i + j * L] += dn[b + i * C];
+      }
+    }
+  }
+  return loss * norm;
+}
+
 void check_data(const arma::imat& s, const arma::vec& w, arma::uword L, arma::uword C) {
   if (s.n_rows == 0) throw StageError("coupling model: no sequences");
   if (s.n_cols != L)
@@ -212,10 +283,13 @@ void couplings_of(const CouplingSpec& s, const arma::vec& x, arma::mat& W, arma:
 }
 
 // Rows of W (and of dW) per block: while a block is hot in cache, every
-// sequence adds its L columns of it (64 rows of LC = 3339 columns: 1.7 MB).
-// Each element is still the same sequential sum (over j for a logit, over
-// sequences for a gradient entry), so blocking changes no bit.
-constexpr arma::uword kRowBlock = 64;
+// sequence adds its L columns of it. The block is first copied into a
+// contiguous panel (16 rows of LC = 3339 columns: 427 kB, within a core's
+// L2 and its TLB; in place, its columns lie 27 kB apart, each on its own
+// page), and a full block's 16 sums stay in registers over j. Each element
+// is still the same sequential sum (over j for a logit, over sequences for
+// a gradient entry), so blocking changes no bit.
+constexpr arma::uword kRowBlock = 16;
 
 double weighted_pl_data_term(const arma::mat& W, const arma::mat& h, const arma::imat& s, const arma::vec& w,
                              arma::mat* dW, arma::mat* dh) {
@@ -238,15 +312,28 @@ double weighted_pl_data_term(const arma::mat& W, const arma::mat& h, const arma:
   // once (W_ii = 0), summed over j in order.
   arma::mat Z(n, M);
   const double* h0 = h.memptr();
-  const double* Wp = W.memptr();
+  arma::mat panel;
   for (arma::uword r0 = 0; r0 < n; r0 += kRowBlock) {
     const arma::uword nb = std::min(n, r0 + kRowBlock) - r0;
+    panel = W.rows(r0, r0 + nb - 1);  // nb x n, column-major
+    const double* P = panel.memptr();
     for (arma::uword mu = 0; mu < M; ++mu) {
       if (w(mu) == 0.0) continue;
       double* z = Z.colptr(mu) + r0;
+      const arma::uword* c = cols.data() + mu * L;
+      if (nb == kRowBlock) {
+        double acc[kRowBlock];
+        for (arma::uword t = 0; t < kRowBlock; ++t) acc[t] = h0[r0 + t];
+        for (arma::uword j = 0; j < L; ++j) {
+          const double* wc = P + c[j] * kRowBlock;
+          for (arma::uword t = 0; t < kRowBlock; ++t) acc[t] += wc[t];
+        }
+        for (arma::uword t = 0; t < kRowBlock; ++t) z[t] = acc[t];
+        continue;
+      }
       for (arma::uword t = 0; t < nb; ++t) z[t] = h0[r0 + t];
       for (arma::uword j = 0; j < L; ++j) {
-        const double* wc = Wp + cols[mu * L + j] * n + r0;
+        const double* wc = P + c[j] * nb;
         for (arma::uword t = 0; t < nb; ++t) z[t] += wc[t];
       }
     }
@@ -287,30 +374,70 @@ double weighted_pl_data_term(const arma::mat& W, const arma::mat& h, const arma:
   if (dW) {
     // The forward pass adds column j C + s_j of W to z, so that column of dW
     // gets dz; summed over the sequences in order.
-    dW->zeros(n, n);
-    double* G = dW->memptr();
+    dW->set_size(n, n);
     for (arma::uword r0 = 0; r0 < n; r0 += kRowBlock) {
       const arma::uword nb = std::min(n, r0 + kRowBlock) - r0;
+      panel.zeros(nb, n);
+      double* G = panel.memptr();
       for (arma::uword mu = 0; mu < M; ++mu) {
         if (w(mu) == 0.0) continue;
         const double* dz = Z.colptr(mu) + r0;
+        const arma::uword* c = cols.data() + mu * L;
+        if (nb == kRowBlock) {
+          double d[kRowBlock];
+          for (arma::uword t = 0; t < kRowBlock; ++t) d[t] = dz[t];
+          for (arma::uword j = 0; j < L; ++j) {
+            double* gc = G + c[j] * kRowBlock;
+            for (arma::uword t = 0; t < kRowBlock; ++t) gc[t] += d[t];
+          }
+          continue;
+        }
         for (arma::uword j = 0; j < L; ++j) {
-          double* gc = G + cols[mu * L + j] * n + r0;
+          double* gc = G + c[j] * nb;
           for (arma::uword t = 0; t < nb; ++t) gc[t] += dz[t];
         }
       }
+      dW->rows(r0, r0 + nb - 1) = panel;
     }
   }
   return loss * norm;
 }
 
+static bool uses_heads_path(const CouplingSpec& s, CouplingPath path) {
+  if (s.form == CouplingForm::kFull || s.symmetrise) return false;
+  if (path == CouplingPath::kCouplings) return false;
+  if (path == CouplingPath::kHeads) return true;
+  return s.heads <= kHeadsPathMaxHeads;
+}
+
 double coupling_objective(const CouplingSpec& s, const arma::vec& x, const arma::imat& seqs, const arma::vec& w,
-                          const CouplingPenalty& pen, arma::vec* grad) {
-  arma::mat W, h;
-  couplings_of(s, x, W, h);
-  arma::mat dW, dh;
-  double f = weighted_pl_data_term(W, h, seqs, w, grad ? &dW : nullptr, grad ? &dh : nullptr);
+                          const CouplingPenalty& pen, arma::vec* grad, CouplingPath path) {
+  s.check();
+  if (x.n_elem != s.parameter_count())
+    throw StageError("coupling model (" + s.describe() + "): " + std::to_string(x.n_elem) + " parameters, expected " +
+                     std::to_string(s.parameter_count()));
   const arma::uword L = s.L, C = s.C, nf = s.field_count();
+  const bool heads_path = uses_heads_path(s, path);
+  arma::mat W, h, dW, dh;
+  std::vector<Head> heads;
+  std::vector<arma::mat> As, Vs, dAs, dVs;
+  double f = 0.0;
+  if (heads_path) {
+    check_data(seqs, w, L, C);
+    h.zeros(C, L);
+    if (s.fields) h = arma::mat(x.memptr(), C, L);
+    const HeadLayout lay = head_layout(s);
+    for (arma::uword k = 0; k < s.heads; ++k) {
+      heads.push_back(read_head(s, x.memptr() + nf + k * lay.size()));
+      As.push_back(s.form == CouplingForm::kSoftmax ? softmax_attention(heads.back().Q, heads.back().K)
+                                                    : heads.back().A);
+      Vs.push_back(heads.back().V);
+    }
+    f = heads_data_term(As, Vs, h, seqs, w, grad ? &dAs : nullptr, grad ? &dVs : nullptr, grad ? &dh : nullptr);
+  } else {
+    couplings_of(s, x, W, h);
+    f = weighted_pl_data_term(W, h, seqs, w, grad ? &dW : nullptr, grad ? &dh : nullptr);
+  }
   const double* xc = x.memptr() + nf;
   // Penalty (the full form over ordered pairs: each stored block twice; the
   // factored form's A without its diagonal, which is not a parameter).
@@ -334,17 +461,34 @@ double coupling_objective(const CouplingSpec& s, const arma::vec& x, const arma:
             *g = dW(i * C + a, j * C + b) + dW(j * C + b, i * C + a) + 4.0 * pen.lambda_c * *xc;
     return f;
   }
-  if (s.symmetrise) dW = 0.5 * (dW + dW.t());
-  const arma::mat Gr = gather_blocks(dW, L, C);  // (a + b C, i + j L)
   const HeadLayout lay = head_layout(s);
+  if (!heads_path) {
+    // dA^h_ij = <dW_ij, V^h>, dV^h = sum_ij A^h_ij dW_ij: every head at once,
+    // (L^2 x C^2)(C^2 x H) and (C^2 x L^2)(L^2 x H), so that the gathered
+    // dW is read once per product rather than twice per head.
+    if (s.symmetrise) dW = 0.5 * (dW + dW.t());
+    const arma::mat Gr = gather_blocks(dW, L, C);  // (a + b C, i + j L)
+    dW.reset();
+    arma::mat Amat(L * L, s.heads), Vmat(C * C, s.heads);
+    for (arma::uword k = 0; k < s.heads; ++k) {
+      heads.push_back(read_head(s, xc + k * lay.size()));
+      As.push_back(s.form == CouplingForm::kSoftmax ? softmax_attention(heads[k].Q, heads[k].K) : heads[k].A);
+      Amat.col(k) = arma::vectorise(As[k]);
+      Vmat.col(k) = arma::vectorise(heads[k].V);
+    }
+    const arma::mat dAmat = mm(Gr, true, Vmat, false), dVmat = mm(Gr, false, Amat, false);
+    for (arma::uword k = 0; k < s.heads; ++k) {
+      dAs.push_back(arma::reshape(dAmat.col(k), L, L));
+      dVs.push_back(arma::reshape(dVmat.col(k), C, C));
+    }
+  }
   for (arma::uword k = 0; k < s.heads; ++k) {
     const double* p = xc + k * lay.size();
     double* gk = g + k * lay.size();
-    Head hd = read_head(s, p);
-    const arma::mat A = s.form == CouplingForm::kSoftmax ? softmax_attention(hd.Q, hd.K) : hd.A;
-    // dA_ij = <dW_ij, V>, dV = sum_ij A_ij dW_ij.
-    arma::mat dA = arma::reshape(mm(Gr, true, arma::vectorise(hd.V), false), L, L);
-    const arma::mat dV = arma::reshape(mm(Gr, false, arma::vectorise(A), false), C, C);
+    const Head& hd = heads[k];
+    const arma::mat& A = As[k];
+    arma::mat dA = dAs[k];
+    const arma::mat& dV = dVs[k];
     if (s.form == CouplingForm::kSoftmax) {
       // dS_ij = A_ij (dA_ij - sum_l A_il dA_il) for j != i; S = Q K^T / sqrt(d).
       arma::mat dS(L, L, arma::fill::zeros);
@@ -460,6 +604,60 @@ CouplingFit fit_couplings(const CouplingSpec& s, const arma::imat& train, const 
       fit.h = h;
     }
   }
+  return fit;
+}
+
+CouplingFit fit_couplings_sgd(const CouplingSpec& s, const arma::imat& train, const arma::vec& w,
+                              const CouplingPenalty& pen, const CouplingInit& init, const SgdOptions& o,
+                              std::uint64_t seed) {
+  s.check();
+  check_data(train, w, s.L, s.C);
+  if (o.epochs < 1 || o.batch_size < 1 || !(o.lr0 > 0.0) || o.report_every < 1)
+    throw StageError("coupling model: SGD needs epochs, batch_size and report_every of at least 1 and lr0 > 0");
+  const arma::uword M = train.n_rows;
+  arma::vec x = coupling_initial_point(s, init, train, w, seed, 0);
+  Rng order_rng(seed, streams::kBatches);
+  std::vector<arma::uword> order(M);
+  std::iota(order.begin(), order.end(), arma::uword(0));
+  const std::uint64_t steps_per_epoch = (M + o.batch_size - 1) / o.batch_size;
+  const std::uint64_t total_steps = steps_per_epoch * std::uint64_t(o.epochs);
+  std::uint64_t step = 0;
+  arma::vec g;
+  double objective = 0.0;
+  for (int epoch = 1; epoch <= o.epochs; ++epoch) {
+    for (arma::uword k = M; k > 1; --k) std::swap(order[k - 1], order[order_rng.below(k)]);
+    for (arma::uword b0 = 0; b0 < M; b0 += o.batch_size, ++step) {
+      const arma::uword b1 = std::min<arma::uword>(M, b0 + o.batch_size);
+      arma::uvec rows(b1 - b0);
+      for (arma::uword k = b0; k < b1; ++k) rows(k - b0) = order[k];
+      const arma::vec wb = w.elem(rows);
+      if (!(arma::accu(wb) > 0.0)) continue;  // a batch of zero weight has no objective
+      const double f = coupling_objective(s, x, train.rows(rows), wb, pen, &g);
+      if (!std::isfinite(f))
+        throw StageError("coupling model (" + s.describe() + "), SGD: the objective is not finite at epoch " +
+                         std::to_string(epoch) + "; no result is written (lower lr0?)");
+      x -= (train::cosine_learning_rate(o.lr0, step, total_steps) * double(s.L)) * g;
+    }
+    if (epoch % o.report_every == 0 || epoch == o.epochs) {
+      objective = coupling_objective(s, x, train, w, pen, nullptr);
+      if (!std::isfinite(objective))
+        throw StageError("coupling model (" + s.describe() + "), SGD: the objective is not finite at epoch " +
+                         std::to_string(epoch) + "; no result is written (lower lr0?)");
+      if (o.on_epoch) o.on_epoch(epoch, objective);
+    }
+  }
+  CouplingFit fit;
+  fit.x = x;
+  couplings_of(s, x, fit.W, fit.h);
+  fit.objective = objective;
+  fit.train_loss = weighted_pl_data_term(fit.W, fit.h, train, w, nullptr, nullptr);
+  CouplingRestart r;
+  r.objective = objective;
+  r.train_loss = fit.train_loss;
+  r.status = LbfgsStatus::kMaxIterations;  // ran its epochs
+  r.iterations = o.epochs;
+  r.evaluations = int(step);
+  fit.restarts.push_back(r);
   return fit;
 }
 

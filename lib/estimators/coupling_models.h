@@ -92,9 +92,19 @@ void couplings_of(const CouplingSpec& spec, const arma::vec& x, arma::mat& W, ar
 double weighted_pl_data_term(const arma::mat& W, const arma::mat& h, const arma::imat& sequences,
                              const arma::vec& weights, arma::mat* dW, arma::mat* dh);
 
+// How the factored forms' data term is computed: through the couplings W
+// (weighted_pl_data_term; 2 L^2 C operations per sequence for the term and
+// its gradient, whatever H), or head by head without W (about 6 H (L^2 +
+// L C^2)): kAuto takes the heads path for at most kHeadsPathMaxHeads heads
+// and no symmetrisation. The two agree to rounding (different summation
+// orders), each deterministic. The full form always uses W.
+enum class CouplingPath { kAuto, kCouplings, kHeads };
+constexpr arma::uword kHeadsPathMaxHeads = 4;
+
 // The objective above and, if grad is not null, its gradient w.r.t. x.
 double coupling_objective(const CouplingSpec& spec, const arma::vec& x, const arma::imat& sequences,
-                          const arma::vec& weights, const CouplingPenalty& penalty, arma::vec* grad);
+                          const arma::vec& weights, const CouplingPenalty& penalty, arma::vec* grad,
+                          CouplingPath path = CouplingPath::kAuto);
 
 // Fields from the weighted single-site frequencies f_i(a) with a pseudocount
 // of one sequence spread evenly: h_i(a) = log f_i(a) - mean_b log f_i(b)
@@ -137,5 +147,29 @@ struct CouplingFit {
 CouplingFit fit_couplings(const CouplingSpec& spec, const arma::imat& train, const arma::vec& weights,
                           const CouplingPenalty& penalty, const CouplingInit& init, const LbfgsOptions& options,
                           std::uint64_t seed, int restarts, const std::function<void(int)>& on_restart = {});
+
+// Mini-batch stochastic gradient descent as lib/train runs the masked-
+// language-model training of the paper's models (the single-head model's
+// protocol on the family, for the ablations that start from it): each epoch
+// a Fisher-Yates shuffle of the sequences from Rng(seed, streams::kBatches),
+// batches of batch_size sequences in that order, the learning rate
+// cosine-annealed per step from lr0 to 0 (train::cosine_learning_rate). Each
+// step follows the batch's objective above times L, i.e. the loss summed over
+// positions and averaged over (weighted) sequences as lib/train normalises
+// it, so that lr0 means the same in both; the penalty, if any, is part of
+// the objective (a decay of 2 L lambda per unit of lr). One restart, from
+// coupling_initial_point(..., seed, 0). on_epoch(epoch, objective on every
+// training sequence) after every `report_every` epochs and the last. Throws
+// StageError (naming the epoch) if the objective stops being finite.
+struct SgdOptions {
+  int epochs = 500;
+  arma::uword batch_size = 100;
+  double lr0 = 0.1;
+  int report_every = 25;
+  std::function<void(int, double)> on_epoch;
+};
+CouplingFit fit_couplings_sgd(const CouplingSpec& spec, const arma::imat& train, const arma::vec& weights,
+                              const CouplingPenalty& penalty, const CouplingInit& init, const SgdOptions& options,
+                              std::uint64_t seed);
 
 }  // namespace potts

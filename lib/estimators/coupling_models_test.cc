@@ -106,6 +106,35 @@ TEST(CouplingModels, SoftmaxFormGradient) {
   }
 }
 
+// The heads path (no W) against the couplings path: the same objective and
+// gradient to rounding for every factored form it serves (both forms,
+// values full or of low rank, fields, weights, a zero weight), and its
+// gradient against finite differences.
+TEST(CouplingModels, HeadsPathIsTheCouplingsPath) {
+  for (CouplingForm form : {CouplingForm::kFactored, CouplingForm::kSoftmax})
+    for (arma::uword rank : {0u, 2u})
+      for (arma::uword heads : {1u, 5u}) {
+        CouplingSpec s = spec(form, 6, 4);
+        s.heads = heads;
+        s.head_dim = form == CouplingForm::kSoftmax ? 2 : 0;
+        s.value_rank = rank;
+        s.fields = true;
+        const arma::imat seqs = random_sequences(25, s.L, s.C, 30);
+        arma::vec w = random_weights(25, 31);
+        w(3) = 0.0;
+        const arma::vec x = random_point(s, 32, 0.6);
+        arma::vec gh, gc;
+        const double fh = coupling_objective(s, x, seqs, w, kPenalty, &gh, CouplingPath::kHeads);
+        const double fc = coupling_objective(s, x, seqs, w, kPenalty, &gc, CouplingPath::kCouplings);
+        EXPECT_NEAR(fh, fc, 1e-13 * std::abs(fc)) << s.describe();
+        EXPECT_LT(arma::norm(gh - gc), 1e-12 * arma::norm(gc)) << s.describe();
+        EXPECT_EQ(coupling_objective(s, x, seqs, w, kPenalty, nullptr, CouplingPath::kHeads), fh) << s.describe();
+        // Finite differences through the heads path (auto: H <= 4).
+        if (heads <= kHeadsPathMaxHeads)
+          EXPECT_LT(gradient_error(s, x, seqs, w, kPenalty), 1e-6) << s.describe();
+      }
+}
+
 // The diagonal of the factored form's A is not a parameter: zero gradient,
 // and the objective (penalty included) does not change with it (to the
 // rounding of the penalty's sum, which subtracts the diagonal's squares).
@@ -168,7 +197,7 @@ TEST(CouplingModels, OneHeadIsTodaysFactoredAttention) {
 // The data term, blocked by rows of W, against its plain definition summed
 // in the same order (per sequence: logits over j in order; gradients over
 // sequences in order): the same bits, with one block and with several and a
-// partial last block (LC = 35 and 100 against blocks of 64 rows), and with
+// partial last block (LC = 35 and 100 against blocks of 16 rows), and with
 // a zero weight.
 TEST(CouplingModels, BlockedDataTermIsThePlainLoopsBitForBit) {
   for (arma::uword L : {7u, 20u}) {
@@ -324,6 +353,50 @@ TEST(CouplingModels, FitIsDeterministicRankedByObjectiveAndStationary) {
   arma::mat W, h;
   couplings_of(profile, xp, W, h);
   EXPECT_LT(a.train_loss, weighted_pl_data_term(W, h, seqs, w, nullptr, nullptr));
+}
+
+// SGD as lib/train runs it: one full batch for one epoch is one step of lr0
+// times L along the objective's gradient (the cosine schedule
+// starts at lr0); runs are deterministic, depend on the seed, and a longer
+// run lowers the objective from the initial point.
+TEST(CouplingModels, SgdStepsAreLibTrainsAndDeterministic) {
+  CouplingSpec s = spec(CouplingForm::kFactored, 5, 3);
+  s.heads = 1;
+  const arma::imat seqs = random_sequences(40, s.L, s.C, 24);
+  const arma::vec w = random_weights(40, 25);
+  const CouplingPenalty pen{0.0, 0.01};
+  SgdOptions o;
+  o.epochs = 1;
+  o.batch_size = 40;
+  o.lr0 = 0.05;
+  const CouplingFit one = fit_couplings_sgd(s, seqs, w, pen, CouplingInit{}, o, 9);
+  const arma::vec x0 = coupling_initial_point(s, CouplingInit{}, seqs, w, 9, 0);
+  arma::vec g;
+  coupling_objective(s, x0, seqs, w, pen, &g);
+  const arma::vec x1 = x0 - (0.05 * double(s.L)) * g;
+  // To rounding: the batch holds the sequences in shuffled order, so the
+  // gradient's sums run in another order (the step is about 0.1).
+  EXPECT_LT(arma::abs(one.x - x1).max(), 1e-13);
+  EXPECT_GT(arma::abs(one.x - x0).max(), 1e-3);
+  EXPECT_EQ(one.restarts.at(0).evaluations, 1);
+
+  o.epochs = 60;
+  o.batch_size = 7;  // 6 batches per epoch, the last of 5
+  std::vector<int> reported;
+  o.on_epoch = [&](int epoch, double) { reported.push_back(epoch); };
+  const CouplingFit a = fit_couplings_sgd(s, seqs, w, pen, CouplingInit{}, o, 9);
+  EXPECT_EQ(reported, (std::vector<int>{25, 50, 60}));
+  o.on_epoch = nullptr;
+  const CouplingFit b = fit_couplings_sgd(s, seqs, w, pen, CouplingInit{}, o, 9);
+  const CouplingFit c = fit_couplings_sgd(s, seqs, w, pen, CouplingInit{}, o, 10);
+  EXPECT_TRUE(arma::approx_equal(a.x, b.x, "absdiff", 0.0));
+  EXPECT_FALSE(arma::approx_equal(a.x, c.x, "absdiff", 0.0));
+  EXPECT_EQ(a.restarts.at(0).evaluations, 6 * 60);
+  EXPECT_LT(a.objective, coupling_objective(s, x0, seqs, w, pen, nullptr));
+  EXPECT_EQ(a.objective, coupling_objective(s, a.x, seqs, w, pen, nullptr));
+
+  o.lr0 = 1e6;  // diverges: a clear error, no result
+  EXPECT_THROW(fit_couplings_sgd(s, seqs, w, pen, CouplingInit{}, o, 9), StageError);
 }
 
 }  // namespace

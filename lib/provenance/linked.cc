@@ -52,8 +52,9 @@ std::string linked_markdown(const std::string& text, const std::map<std::string,
     safe += text[k];
   }
   std::string md = fill_placeholders(safe, stages, origin, decorate);
-  // `results/<file>` -> a link to it.
-  md = std::regex_replace(md, std::regex("`results/([^`\\s]+)`"), "[`results/$1`]($1)");
+  // `results/<file>` -> a link to it; a directory (trailing "/") or a
+  // pattern (`*`, `<name>`) stays code: a link must name one file.
+  md = std::regex_replace(md, std::regex("`results/([^`\\s*<>]*[^`\\s*<>/])`"), "[`results/$1`]($1)");
   // Figures: the image links to its PDF, then its data, numbers and record.
   md = std::regex_replace(
       md, std::regex("!\\[([^\\]]*)\\]\\(figures/([A-Za-z0-9_]+)\\.png\\)"),

@@ -49,5 +49,11 @@ TEST(Linked, ResultsPathsAndFiguresLinkToTheirFiles) {
   EXPECT_NE(md.find("[provenance record](provenance/figures.fig2a_h70.json)"), std::string::npos) << md;
 }
 
+TEST(Linked, DirectoriesAndPatternsAreNotLinked) {
+  const std::string text =
+      "in `results/figures/`, `results/proteins/run_*/summary.json` and `results/figures/<fig>_h70.png`";
+  EXPECT_EQ(linked_markdown(text, docs(), "t.md"), text);
+}
+
 }  // namespace
 }  // namespace potts::provenance

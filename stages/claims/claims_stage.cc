@@ -21,6 +21,29 @@ void run_claims(Stage& st) {
   t.erec_bad = th.number("erec_bad", t.erec_good, 1.0);
   th.finish();
   const double protein_margin = cfg.number_open("protein_parity_margin", 0.0, 1.0);
+  // The heads sweep on the real family (claims P3 and P4), when configured:
+  // which predictors of the score summary P3 compares, and the sweep's
+  // configurations with their H and form.
+  claims::ProteinKeys protein_keys;
+  std::vector<claims::HeadsConfiguration> heads_sweep;
+  if (cfg.has("protein_heads")) {
+    Config ph = cfg.section("protein_heads");
+    protein_keys.p3_factored = ph.string("p3_factored");
+    protein_keys.plm = ph.string("plm");
+    const auto keys = ph.strings("configurations");
+    const auto heads = ph.integers("heads", 1, 4096);
+    const auto forms = ph.strings("forms");
+    ph.finish();
+    if (keys.empty() || heads.size() != keys.size() || forms.size() != keys.size())
+      throw StageError(cfg.origin() + ": protein_heads: expected 'configurations', 'heads' and 'forms' of one "
+                       "non-zero length (one entry per configuration of the heads sweep)");
+    for (std::size_t k = 0; k < keys.size(); ++k) {
+      if (forms[k] != "factored" && forms[k] != "softmax")
+        throw StageError(cfg.origin() + ": protein_heads.forms[" + std::to_string(k) + "]: expected \"factored\" or "
+                         "\"softmax\", got \"" + forms[k] + "\"");
+      heads_sweep.push_back({keys[k], int(heads[k]), forms[k] == "factored"});
+    }
+  }
   cfg.finish();
 
   nlohmann::json s;
@@ -80,9 +103,20 @@ void run_claims(Stage& st) {
   }
   // The real protein family (claims P1-P3), when its scores are an input.
   if (st.inputs().count("proteins/summary.json")) {
-    for (const auto& c : claims::protein_claims(read_json(st.input("proteins/summary.json")), protein_margin)) {
+    const nlohmann::json score = read_json(st.input("proteins/summary.json"));
+    for (const auto& c : claims::protein_claims(score, protein_margin, protein_keys)) {
       s["proteins"][c.id] = claims::to_json(c);
       add_row("proteins", c);
+    }
+    if (!heads_sweep.empty()) {
+      const claims::HeadsClaim h = claims::heads_claim(score, protein_keys.plm, heads_sweep, protein_margin);
+      s["proteins"][h.cell.id] = claims::to_json(h.cell);
+      s["proteins"][h.cell.id]["smallest_heads"] = h.smallest_heads;
+      s["proteins"][h.cell.id]["configurations"] = h.configurations;
+      add_row("proteins", h.cell);
+      nlohmann::json cs = nlohmann::json::array();
+      for (const auto& c : heads_sweep) cs.push_back({{"key", c.key}, {"heads", c.heads}, {"paper_form", c.paper_form}});
+      s["protein_heads"] = {{"p3_factored", protein_keys.p3_factored}, {"plm", protein_keys.plm}, {"configurations", cs}};
     }
     s["protein_parity_margin"] = protein_margin;
   }

@@ -1,5 +1,5 @@
 // The proteins_couplings stage on the quick family (PF00071 against 121P):
-// one run of each form (stages/proteins/configs/quick_couplings_*.json).
+// one run of each form (stages/proteins/configs/quick_cm_*.json).
 //
 // What is checked, and the tolerances:
 //  * each summary says what was fitted: the parameter count of its form
@@ -30,7 +30,7 @@ namespace potts {
 namespace {
 
 const std::string kFamily = "stages/proteins/quick_pf00071/";
-std::string run_dir(const std::string& run) { return "stages/proteins/quick_pf00071_couplings_" + run + "/"; }
+std::string run_dir(const std::string& run) { return "stages/proteins/quick_pf00071_" + run + "/"; }
 
 const arma::uword kL = 159, kQ = 21;
 
@@ -46,9 +46,9 @@ TEST(CouplingsQuick, SummariesSayWhatWasFitted) {
   };
   const arma::uword fields = kL * kQ;
   const std::vector<Expect> expect = {
-      {"plm_weighted_all", fields + kL * (kL - 1) / 2 * kQ * kQ, false},
-      {"factored_h4_train", fields + 4 * (kL * kL + kQ * kQ), true},
-      {"softmax_h2_all", fields + 2 * (2 * kL * 4 + 2 * kQ * 4), false},
+      {"cm_plm", fields + kL * (kL - 1) / 2 * kQ * kQ, false},
+      {"cm_heldout_factored_h4_s1", fields + 4 * (kL * kL + kQ * kQ), true},
+      {"cm_softmax_h2_s1", fields + 2 * (2 * kL * 4 + 2 * kQ * 4), false},
   };
   for (const auto& e : expect) {
     const nlohmann::json s = read_json(run_dir(e.run) + "summary.json");
@@ -59,7 +59,7 @@ TEST(CouplingsQuick, SummariesSayWhatWasFitted) {
         << e.run;
     EXPECT_GT(s.at("evaluations").get<int>(), 0) << e.run;
   }
-  const nlohmann::json fac = read_json(run_dir("factored_h4_train") + "summary.json");
+  const nlohmann::json fac = read_json(run_dir("cm_heldout_factored_h4_s1") + "summary.json");
   ASSERT_EQ(fac.at("restarts").size(), 2u);
   const int best = fac.at("best_restart").get<int>();
   for (const auto& r : fac.at("restarts"))
@@ -67,7 +67,7 @@ TEST(CouplingsQuick, SummariesSayWhatWasFitted) {
 }
 
 TEST(CouplingsQuick, ScoresAreSymmetricAndTheObjectiveNeverIncreases) {
-  for (const std::string run : {"plm_weighted_all", "factored_h4_train", "softmax_h2_all"}) {
+  for (const std::string run : {"cm_plm", "cm_heldout_factored_h4_s1", "cm_softmax_h2_s1"}) {
     const arma::mat S = h5_read_matrix(run_dir(run) + "scores.h5", "scores");
     ASSERT_EQ(S.n_rows, kL) << run;
     ASSERT_EQ(S.n_cols, kL) << run;
@@ -91,7 +91,7 @@ TEST(CouplingsQuick, TheWeightedFullModelOnAllSequencesFindsContacts) {
   std::set<std::pair<int, int>> truth;
   for (std::size_t k = 0; k < ci.size(); ++k) truth.insert({int(ci[k]), int(cj[k])});
   ASSERT_EQ(truth.size(), 351u);
-  const arma::mat S = h5_read_matrix(run_dir("plm_weighted_all") + "scores.h5", "scores");
+  const arma::mat S = h5_read_matrix(run_dir("cm_plm") + "scores.h5", "scores");
   const double top_l = proteins::precision_at(S, residues, truth, kL, 6);
   std::printf("weighted full model on all sequences, 12 iterations: top-L precision %.3f\n", top_l);
   EXPECT_GE(top_l, 0.25);

@@ -39,9 +39,21 @@ void run_proteins_couplings(Stage& st) {
     restarts = int(cfg.integer("restarts", 1, 100));
   }
   if (spec.fields) init.fields_from_profile = cfg.boolean("fields_from_profile");
+  // The optimiser: full-batch L-BFGS, or mini-batch SGD as lib/train runs
+  // the masked-language-model training (one restart).
+  const std::string optimiser = cfg.choice("optimiser", {"lbfgs", "sgd"});
   LbfgsOptions lo;
-  lo.max_iterations = int(cfg.integer("max_iterations", 1, 1000000));
-  lo.gradient_tolerance = cfg.number_open("gradient_tolerance", 0.0, 1.0);
+  SgdOptions so;
+  if (optimiser == "lbfgs") {
+    lo.max_iterations = int(cfg.integer("max_iterations", 1, 1000000));
+    lo.gradient_tolerance = cfg.number_open("gradient_tolerance", 0.0, 1.0);
+  } else {
+    so.epochs = int(cfg.integer("epochs", 1, 1000000));
+    so.batch_size = arma::uword(cfg.integer("batch_size", 1, 1000000));
+    so.lr0 = cfg.number_open("lr0", 0.0, 100.0);
+    if (restarts != 1)
+      throw StageError(cfg.origin() + ": 'restarts': SGD runs one restart (got " + std::to_string(restarts) + ")");
+  }
   cfg.finish();
 
   const FamilyData f = read_family(st);
@@ -66,9 +78,20 @@ void run_proteins_couplings(Stage& st) {
     curves.back().row({double(it), fx, gnorm});
   };
   const auto t0 = std::chrono::steady_clock::now();
-  const CouplingFit fit = fit_couplings(spec, fit_seqs, fit_w, pen, init, lo, st.seed(), restarts, [&](int) {
-    curves.emplace_back(std::vector<std::string>{"iteration", "objective", "gradient_norm"});
-  });
+  CouplingFit fit;
+  if (optimiser == "lbfgs") {
+    fit = fit_couplings(spec, fit_seqs, fit_w, pen, init, lo, st.seed(), restarts, [&](int) {
+      curves.emplace_back(std::vector<std::string>{"iteration", "objective", "gradient_norm"});
+    });
+  } else {
+    curves.emplace_back(std::vector<std::string>{"epoch", "objective"});
+    so.on_epoch = [&](int epoch, double fx) {
+      std::fprintf(stderr, "proteins_couplings %s: SGD epoch %d/%d  objective %.6f\n", spec.describe().c_str(), epoch,
+                   so.epochs, fx);
+      curves.back().row({double(epoch), fx});
+    };
+    fit = fit_couplings_sgd(spec, fit_seqs, fit_w, pen, init, so, st.seed());
+  }
   const CsvTable& kept_curves = curves.at(std::size_t(fit.best_restart));
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
@@ -123,7 +146,9 @@ void run_proteins_couplings(Stage& st) {
   s["test_loss"] = test_loss;
   s["test_loss_held_out"] = fit_on == "train";
   s["objective"] = fit.objective;
-  s["optimiser"] = "lbfgs";
+  s["optimiser"] = optimiser;
+  if (optimiser == "sgd")
+    s["sgd"] = {{"epochs", so.epochs}, {"batch_size", so.batch_size}, {"lr0", so.lr0}, {"schedule", "cosine"}};
   s["restarts"] = rs;
   s["best_restart"] = fit.best_restart;
   s["evaluations"] = evaluations;

@@ -5,8 +5,10 @@
 <name>_plm              the pseudo-likelihood baseline (deterministic)
 <name>_<baseline>       freecontact's EVfold / PSICOV
 <name>_score            every predictor scored (only with a structure)
+<name>_cm_<run>[_s<seed>] coupling models fitted by the couplings stage
 
-Configs are configs/<config_prefix><model>.json.
+Configs are configs/<config_prefix><model>.json (coupling models:
+configs/<config_prefix>cm_<run>.json).
 """
 
 load("//tools:stage.bzl", "stage")
@@ -33,6 +35,78 @@ PROTEIN_RUNS = {
     for scale, models in PROTEIN_MODELS.items()
 }
 
+# Coupling models of the family (the couplings stage), per scale: run ->
+# seeds; seed 0 marks a deterministic fit (the full model, convex, from zero
+# couplings), one run without a seed suffix. Each is scored as predictor
+# cm_<run>. Fits on every sequence give the contacts (the contact tools'
+# convention); "heldout_" fits see only the training sequences and give the
+# held-out test loss. Paper scale:
+#  * the heads sweep: factored attention (eq. 4 summed over H heads) with
+#    fields, sequence weights and the PLM's penalty, by L-BFGS;
+#  * the observation's configuration: softmax attention, 32 heads of
+#    dimension 16, values of rank 16, couplings symmetrised;
+#  * the weighted PLM (the full model), the reference of claims P3 and P4;
+#  * ablations on the training sequences, from the single-head model as the
+#    synthetic protocol trains it (SGD, no fields, weights or penalty), one
+#    change each: fields, weights, penalty, or L-BFGS for SGD.
+HEADS = [1, 4, 16, 64]
+
+COUPLING_RUNS = {
+    "paper": dict(
+        [("plm", [0]), ("heldout_plm", [0])] +
+        [("factored_h%d" % h, [1, 2, 3]) for h in HEADS] +
+        [("softmax_h32", [1, 2, 3])] +
+        [("heldout_factored_h%d" % h, [1]) for h in HEADS] +
+        [("heldout_softmax_h32", [1])] +
+        [("ablation_" + a, [1, 2, 3]) for a in ["sgd", "sgd_fields", "sgd_weights", "sgd_penalty", "lbfgs"]],
+    ),
+    "quick": {
+        "plm": [0],
+        "heldout_factored_h4": [1],
+        "softmax_h2": [1],
+    },
+}
+
+COUPLING_OUTS = [
+    "params.h5",
+    "scores.h5",
+    "curves.csv",
+    "summary.json",
+]
+
+# The score stage's outputs for the heads sweep (score config
+# "sweep_series", "best_among"): per-run tables for the figures and the
+# contact map of the best coupling model against the reference.
+SWEEP_SCORE_OUTS = [
+    "sweep_factored.csv",
+    "sweep_softmax.csv",
+    "sweep_baselines.csv",
+    "map_best_hits.csv",
+    "map_best_misses.csv",
+    "map_reference_hits.csv",
+    "map_reference_misses.csv",
+]
+
+def coupling_key(run, seed):
+    return "cm_" + run + ("_s%d" % seed if seed else "")
+
+def coupling_runs(family, runs, config_prefix):
+    """The couplings stages <family>_cm_<run>[_s<seed>]; {label: predictor key}."""
+    out = {}
+    for run, seeds in runs.items():
+        for seed in seeds:
+            key = coupling_key(run, seed)
+            stage(
+                name = family + "_" + key,
+                config = "configs/%scm_%s.json" % (config_prefix, run),
+                inputs = {":" + family: "family"},
+                outs = COUPLING_OUTS,
+                seed = seed,
+                tool = "//stages/proteins:couplings",
+            )
+            out[":%s_%s" % (family, key)] = key
+    return out
+
 TRAIN_OUTS = [
     "params.h5",
     "scores.h5",
@@ -52,7 +126,8 @@ SCORE_OUTS = [
     "summary.json",
 ]
 
-def protein_family(name, config, msa, models, structure = None, config_prefix = "", baselines = BASELINES):
+def protein_family(name, config, msa, models, structure = None, config_prefix = "", baselines = BASELINES,
+                   couplings = {}, score_outs = SCORE_OUTS):
     inputs = {msa: "msa"}
     if structure:
         inputs[structure] = "structure"
@@ -109,13 +184,14 @@ def protein_family(name, config, msa, models, structure = None, config_prefix = 
             tool = "//stages/proteins:freecontact",
         )
         runs[":%s_%s" % (name, profile)] = profile
+    runs.update(coupling_runs(name, couplings, config_prefix))
     if structure:
         runs[":" + name] = "family"
         stage(
             name = name + "_score",
             config = "configs/%sscore.json" % config_prefix,
             inputs = runs,
-            outs = SCORE_OUTS,
+            outs = score_outs,
             seed = 0,
             tool = "//stages/proteins:score",
         )

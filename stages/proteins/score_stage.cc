@@ -17,8 +17,25 @@ using namespace proteins;
 
 namespace {
 
-// The predictors in the order tables and figures list them.
+// The predictors in the order tables and figures list them; then the
+// coupling models of the couplings stage ("cm_<name>"), by name.
 const std::vector<std::string> kOrder = {"factored", "vanilla1", "vanilla3", "plm", "evfold", "psicov"};
+const std::string kCouplingPrefix = "cm_";
+
+bool is_coupling_model(const std::string& predictor) {
+  return predictor.size() > kCouplingPrefix.size() && predictor.compare(0, kCouplingPrefix.size(), kCouplingPrefix) == 0;
+}
+
+// Every predictor with runs, kOrder first, then the coupling models.
+template <class Runs>
+std::vector<std::string> predictor_order(const Runs& runs) {
+  std::vector<std::string> order;
+  for (const std::string& p : kOrder)
+    if (runs.count(p)) order.push_back(p);
+  for (const auto& [p, _] : runs)
+    if (is_coupling_model(p)) order.push_back(p);
+  return order;
+}
 
 using Pairs = std::vector<std::pair<arma::uword, arma::uword>>;
 
@@ -79,6 +96,28 @@ void run_proteins_score(Stage& st) {
   Config& cfg = st.config();
   const int map_seed = int(cfg.integer("map_seed", 1, 1000000));
   const std::size_t curve_max_k = std::size_t(cfg.integer("curve_max_k", 1, 1000000));
+  // Optional: a second contact map, the best coupling model (highest mean
+  // top-L precision among the predictors whose names start with one of
+  // `best_among`) above the diagonal and `map_reference` below.
+  std::vector<std::string> best_among;
+  std::string map_reference;
+  if (cfg.has("best_among")) {
+    best_among = cfg.strings("best_among");
+    map_reference = cfg.string("map_reference");
+  }
+  // Optional: the heads sweep's tables for its figures, one per series
+  // ({"<series>": "<predictor prefix>"}: sweep_<series>.csv, a row per run),
+  // and the baselines' precision as lines across them (sweep_baselines.csv).
+  std::vector<std::pair<std::string, std::string>> sweep_series;
+  std::vector<std::string> sweep_baselines;
+  if (cfg.has("sweep_series")) {
+    Config ss = cfg.section("sweep_series");
+    std::vector<std::string> names;
+    for (const auto& [name, _] : ss.json().items()) names.push_back(name);
+    for (const auto& name : names) sweep_series.push_back({name, ss.string(name)});
+    ss.finish();
+    sweep_baselines = cfg.strings("sweep_baselines");
+  }
   cfg.finish();
   const FamilyData f = read_family(st);
   const bool scored = f.has_structure;
@@ -97,9 +136,10 @@ void run_proteins_score(Stage& st) {
     Run r;
     r.key = key.substr(0, slash);
     const auto [predictor, seed] = parse_key(r.key);
-    if (std::find(kOrder.begin(), kOrder.end(), predictor) == kOrder.end())
+    if (std::find(kOrder.begin(), kOrder.end(), predictor) == kOrder.end() && !is_coupling_model(predictor))
       throw StageError("input '" + key + "': unknown predictor '" + predictor + "' (expected one of factored, "
-                       "vanilla1, vanilla3, plm, evfold, psicov, with _s<seed> for trained models)");
+                       "vanilla1, vanilla3, plm, evfold, psicov, or cm_<name> for a coupling model, with _s<seed> "
+                       "for trained models)");
     r.seed = seed;
     r.summary = read_json(st.input(r.key + "/summary.json"));
     r.scores["counted"] = h5_read_matrix(path, "scores");
@@ -123,8 +163,7 @@ void run_proteins_score(Stage& st) {
   {
     std::ostringstream top;
     top << "predictor,seed,rank,i,j,score,contact\n";
-    for (const std::string& p : kOrder) {
-      if (!runs.count(p)) continue;
+    for (const std::string& p : predictor_order(runs)) {
       for (const Run& r : runs[p]) {
         const arma::mat& S = r.scores.at("counted");
         const Pairs& pairs = r.ranked;
@@ -154,8 +193,7 @@ void run_proteins_score(Stage& st) {
   std::ostringstream table;
   table << "predictor,seed,scores,separation,top,k,precision\n";
   nlohmann::json predictors = nlohmann::json::object();
-  for (const std::string& p : kOrder) {
-    if (!runs.count(p)) continue;
+  for (const std::string& p : predictor_order(runs)) {
     const auto& rs = runs[p];
     nlohmann::json pj;
     pj["runs"] = rs.size();
@@ -163,7 +201,7 @@ void run_proteins_score(Stage& st) {
     for (const Run& r : rs) {
       pj["seeds"].push_back(r.seed);
       if (r.summary.contains("test_loss")) losses.push_back(r.summary.at("test_loss").get<double>());
-      for (const char* k : {"final_train_loss", "final_train_loss_all_positions"})
+      for (const char* k : {"final_train_loss", "final_train_loss_all_positions", "train_loss"})
         if (r.summary.contains(k)) {
           train_losses.push_back(r.summary.at(k).get<double>());
           break;
@@ -171,7 +209,8 @@ void run_proteins_score(Stage& st) {
       // The lowest test loss the learning curve passed through (overfitting
       // shows as a final loss above it).
       const std::string curves = r.key + "/curves.csv";
-      if (st.inputs().count(curves) && r.summary.value("model", "") != "plm") {
+      if (st.inputs().count(curves) && r.summary.value("model", "") != "plm" &&
+          r.summary.value("model", "") != "couplings") {
         const auto c = read_csv(st.input(curves));
         const auto& t = csv_column(c, st.input(curves), "test_loss");
         if (!t.empty()) curve_minima.push_back(*std::min_element(t.begin(), t.end()));
@@ -222,15 +261,59 @@ void run_proteins_score(Stage& st) {
     }
     if (pj["precision"].contains("")) pj["precision"] = pj["precision"][""];
     pj["scores"] = rs.front().summary.value("scores", "");
+    // A coupling model's form, size and fit (the couplings stage's summary).
+    if (is_coupling_model(p))
+      for (const char* k : {"description", "form", "heads", "head_dim", "value_rank", "fields", "symmetrise", "weights",
+                            "fit_on", "fit_sequences", "parameters", "lambda_h", "lambda_c", "optimiser",
+                            "test_loss_held_out"})
+        if (rs.front().summary.contains(k)) pj[k] = rs.front().summary.at(k);
     predictors[p] = pj;
   }
   write_text_atomic(st.output("precision.csv"), table.str());
 
+  // --- the heads sweep: top-L precision per run against H and the size ---
+  if (!sweep_series.empty()) {
+    double h_lo = 0, h_hi = 0, n_lo = 0, n_hi = 0;
+    bool first = true;
+    for (const auto& [series, prefix] : sweep_series) {
+      CsvTable t({"heads", "parameters", "seed", "top_L"});
+      std::size_t rows = 0;
+      for (const std::string& p : predictor_order(runs)) {
+        if (p.rfind(prefix, 0) != 0) continue;
+        const nlohmann::json& pj = predictors[p];
+        if (!pj.contains("heads") || !pj["heads"].is_number() || !pj.contains("parameters"))
+          throw StageError("sweep series '" + series + "': predictor '" + p + "' is not a factored coupling model "
+                           "(its summary has no heads)");
+        const double h = pj["heads"].get<double>(), n = pj["parameters"].get<double>();
+        const auto& cell = pj["precision"]["6+"]["L"]["per_run"];
+        for (std::size_t k = 0; k < cell.size(); ++k, ++rows)
+          t.row({h, n, pj["seeds"][k].get<double>(), cell[k].get<double>()});
+        h_lo = first ? h : std::min(h_lo, h), h_hi = first ? h : std::max(h_hi, h);
+        n_lo = first ? n : std::min(n_lo, n), n_hi = first ? n : std::max(n_hi, n);
+        first = false;
+      }
+      if (rows == 0) throw StageError("sweep series '" + series + "': no input predictor starts with '" + prefix + "'");
+      t.save(st.output("sweep_" + series + ".csv"));
+    }
+    // Each baseline as a line spanning the sweep (a factor 1.5 beyond its ends).
+    std::vector<std::string> columns = {"heads", "parameters"};
+    std::vector<double> lo = {h_lo / 1.5, n_lo / 1.5}, hi = {h_hi * 1.5, n_hi * 1.5};
+    for (const auto& b : sweep_baselines) {
+      if (!predictors.contains(b)) throw StageError("config 'sweep_baselines': '" + b + "' is not an input predictor");
+      columns.push_back(b);
+      lo.push_back(predictors[b]["precision"]["6+"]["L"]["mean"].get<double>());
+      hi.push_back(lo.back());
+    }
+    CsvTable bt(columns);
+    bt.row(lo);
+    bt.row(hi);
+    bt.save(st.output("sweep_baselines.csv"));
+  }
+
   // --- precision against the number of predictions ---
   std::vector<std::string> columns = {"k"};
   std::vector<std::vector<double>> curves;
-  for (const std::string& p : kOrder) {
-    if (!runs.count(p)) continue;
+  for (const std::string& p : predictor_order(runs)) {
     columns.push_back(p);
     std::vector<double> sum;
     for (const Run& r : runs[p]) {
@@ -255,7 +338,7 @@ void run_proteins_score(Stage& st) {
     truth.row({double(j), double(i)});
   }
   truth.save(st.output("map_true.csv"));
-  auto map_of = [&](const std::string& p, bool upper) {
+  auto map_of = [&](const std::string& p, bool upper, const std::string& file_name) {
     if (!runs.count(p)) throw StageError("the contact map needs the predictor '" + p + "', which is not an input");
     const Run* run = nullptr;
     for (const Run& r : runs[p])
@@ -268,11 +351,27 @@ void run_proteins_score(Stage& st) {
       const double x = upper ? i : j, y = upper ? j : i;
       (is_contact(f.contacts, i, j) ? hits : misses).row({x, y});
     }
-    hits.save(st.output("map_" + p + "_hits.csv"));
-    misses.save(st.output("map_" + p + "_misses.csv"));
+    hits.save(st.output("map_" + file_name + "_hits.csv"));
+    misses.save(st.output("map_" + file_name + "_misses.csv"));
   };
-  map_of("factored", true);
-  map_of("plm", false);
+  map_of("factored", true, "factored");
+  map_of("plm", false, "plm");
+  nlohmann::json best = nullptr;
+  if (!best_among.empty()) {
+    std::string b;
+    double top = -1.0;
+    for (const std::string& p : predictor_order(runs)) {
+      bool listed = false;
+      for (const auto& prefix : best_among) listed = listed || p.rfind(prefix, 0) == 0;
+      if (!listed) continue;
+      const double m = predictors[p]["precision"]["6+"]["L"]["mean"].get<double>();
+      if (m > top) top = m, b = p;  // ties: the first in order
+    }
+    if (b.empty()) throw StageError("config 'best_among': no input predictor starts with any of its prefixes");
+    map_of(b, true, "best");
+    map_of(map_reference, false, "reference");
+    best = {{"predictor", b}, {"top_L", top}, {"among", best_among}, {"map_reference", map_reference}};
+  }
 
   nlohmann::json s;
   s["L"] = L;
@@ -280,6 +379,20 @@ void run_proteins_score(Stage& st) {
   s["last_residue"] = f.residues.back();
   s["contacts"] = f.contacts.size();
   s["map_seed"] = map_seed;
+  if (!best.is_null()) s["best"] = best;
+  // Optional "aliases" {name: predictor}: a predictor listed under a second
+  // name, so that a small-scale run can stand in for every run the account
+  // names (the quick DAG fits three coupling models, the paper's sweep 37).
+  if (cfg.has("aliases")) {
+    for (const auto& [name, target] : cfg.json().at("aliases").items()) {
+      if (!target.is_string() || !predictors.contains(target.get<std::string>()))
+        throw StageError(cfg.origin() + ": aliases." + name + ": expected the name of an input predictor, got " +
+                         target.dump());
+      if (predictors.contains(name)) throw StageError(cfg.origin() + ": aliases." + name + ": already a predictor");
+      predictors[name] = predictors[target.get<std::string>()];
+      predictors[name]["alias_of"] = target;
+    }
+  }
   s["predictors"] = predictors;
   s["top"] = "precision of the k highest-scoring pairs of columns with |i − j| ≥ separation (residue numbers), "
              "k = floor(L), floor(L/2), floor(L/5) with L the number of columns";

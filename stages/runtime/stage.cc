@@ -95,6 +95,15 @@ std::string location_independent(const std::string& path) {
   return key + path.substr(at + 1);
 }
 
+// The running executable's hash, computed once per process: it cannot change
+// while the process runs, and a test that runs stages in-process many times
+// would otherwise read and hash its own (sanitized, multi-megabyte) executable
+// for every record.
+static const std::string& own_executable_sha256() {
+  static const std::string hash = sha256_file("/proc/self/exe");
+  return hash;
+}
+
 nlohmann::json Stage::provenance(const std::string& target, const std::string& code_version, double wall_seconds,
                                  const std::vector<std::string>& argv) const {
   nlohmann::json p;
@@ -120,7 +129,7 @@ nlohmann::json Stage::provenance(const std::string& target, const std::string& c
   p["facts"] = facts_;
   p["timings"] = timings_;
   p["code_version"] = code_version;
-  p["tool_sha256"] = sha256_file("/proc/self/exe");
+  p["tool_sha256"] = own_executable_sha256();
   p["toolchain"] = toolchain_versions();
   p["threads"] = threads_;
   p["hardware_threads"] = std::thread::hardware_concurrency();
