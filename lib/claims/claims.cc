@@ -537,6 +537,9 @@ struct Top {
   double p, se;
 };
 
+// What a protein claim's standard error covers.
+const char* const kProteinBasis = "training seeds and the L predicted pairs (binomial)";
+
 // A predictor's top-L precision (|i − j| ≥ 6) and its s.e. in a score summary.
 Top top_l(const nlohmann::json& score, const std::string& predictor) {
   const nlohmann::json& ps = score.at("predictors");
@@ -549,11 +552,10 @@ Top top_l(const nlohmann::json& score, const std::string& predictor) {
 }  // namespace
 
 std::vector<Cell> protein_claims(const nlohmann::json& score, double margin, const ProteinKeys& keys) {
-  auto top = [&](const std::string& predictor) { return top_l(score, predictor); };
-  const Top f = top(keys.factored), v1 = top(keys.vanilla1), v3 = top(keys.vanilla3), plm = top(keys.plm);
-  const Top f3 = top(keys.p3_factored);
+  const Top f = top_l(score, keys.factored), v1 = top_l(score, keys.vanilla1), v3 = top_l(score, keys.vanilla3),
+            plm = top_l(score, keys.plm), f3 = top_l(score, keys.p3_factored);
   const double z = t_critical(0, kLevel);
-  const std::string basis = "training seeds and the L predicted pairs (binomial)";
+  const std::string basis = kProteinBasis;
   std::vector<Cell> out;
   {
     const double d = v3.p - f.p, s = std::hypot(v3.se, f.se);
@@ -623,11 +625,11 @@ HeadsClaim heads_claim(const nlohmann::json& score, const std::string& plm_key,
   std::snprintf(rule, sizeof rule,
                 "non-inferiority within %.2f over %zu configurations: holds if some configuration has d + %.2f > "
                 "z_k·s.e. (z_k = %.3f, 5 %% Bonferroni-corrected), does not hold if every one has d + %.2f < "
-                "−z·s.e. (z = 1.645), undecided otherwise",
-                margin, configurations.size(), margin, zk, margin);
+                "−z·s.e. (z = %.3f), undecided otherwise",
+                margin, configurations.size(), margin, zk, margin, z);
   out.cell = make_cell("P4", "on a real family, with enough heads, factored attention predicts contacts as well as "
                              "the pseudo-likelihood model (top-L precision)",
-                       Estimate{d[best], se[best], 0, "training seeds and the L predicted pairs (binomial)"}, v, number,
+                       Estimate{d[best], se[best], 0, kProteinBasis}, v, number,
                        rule);
   return out;
 }
