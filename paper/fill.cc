@@ -51,6 +51,9 @@ int main(int argc, char** argv) {
     const std::string html = st.output("paper.html");
     const std::string linked_md = html + ".md.tmp";
     write_text_atomic(linked_md, provenance::linked_markdown(read_text(path), docs, path));
+    // The appendix's marked numbers link to their sources as the account's do.
+    const std::string linked_spec = html + ".spec.md.tmp";
+    if (!spec_key.empty()) write_text_atomic(linked_spec, provenance::linked_spans(read_text(st.input(spec_key))));
     const std::string hint = "is Debian's pandoc installed? (tools/bazel installs it)";
     std::string version = run_command("/usr/bin/pandoc --version", hint);
     version = version.substr(0, version.find('\n'));
@@ -58,10 +61,11 @@ int main(int argc, char** argv) {
       run_command("/usr/bin/pandoc --from=markdown-raw_tex-smart --to=html5 --standalone --mathml" +
           (header_key.empty() ? std::string() : " --include-in-header=" + shell_quoted(st.input(header_key))) +
           " --metadata pagetitle='What does self-attention learn from masked language modelling? A reproduction'"
-          " --output=" + shell_quoted(tmp) + " " + shell_quoted(linked_md) + (spec_key.empty() ? "" : " " + shell_quoted(st.input(spec_key))),
+          " --output=" + shell_quoted(tmp) + " " + shell_quoted(linked_md) + (spec_key.empty() ? "" : " " + shell_quoted(linked_spec)),
           hint);
     });
     std::remove(linked_md.c_str());
+    std::remove(linked_spec.c_str());
     st.facts()["pandoc"] = version;
   });
 }

@@ -72,7 +72,7 @@ TEST(Pointers, EveryResultsPathTheAccountNamesExists) {
   ASSERT_GT(paths.size(), 10u);
   std::vector<std::string> files;
   for (const auto& e : fs::recursive_directory_iterator("results"))
-    if (e.is_regular_file()) files.push_back(fs::relative(e.path(), "results").string());
+    if (e.is_regular_file()) files.push_back(e.path().lexically_relative("results").string());
   for (const std::string& p : paths) {
     if (p.find('*') == std::string::npos && p.find('<') == std::string::npos) {
       if (p.back() == '/')

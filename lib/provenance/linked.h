@@ -24,6 +24,17 @@ namespace potts::provenance {
 // Backslash-escapes the characters Markdown would read as markup.
 std::string markdown_escaped(const std::string& text);
 
+// A number the DAG does not compute, marked in the template by its kind as
+// a Pandoc span: [0.03]{.param src="stages/x/configs/y.json" key="a.b"}
+// (a parameter: the configuration file and key that set it),
+// [0.1]{.rule src="lib/claims/claims.h"} (a convention or threshold: where
+// the rule is stated), [0.3]{.cite src="https://arxiv.org/abs/..."} (a
+// number quoted from a reference). Each becomes a link of that class: to
+// src relative to the repository (results/ is one level down) or, for
+// "#anchor" and http(s) sources, as written; the title says the kind.
+// Plain text otherwise unchanged.
+std::string linked_spans(const std::string& text);
+
 std::string linked_markdown(const std::string& text, const std::map<std::string, StageDocs>& stages,
                             const std::string& origin);
 

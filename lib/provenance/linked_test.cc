@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "lib/core/error.h"
+
 namespace potts::provenance {
 namespace {
 
@@ -53,6 +55,49 @@ TEST(Linked, DirectoriesAndPatternsAreNotLinked) {
   const std::string text =
       "in `results/figures/`, `results/proteins/run_*/summary.json` and `results/figures/<fig>_h70.png`";
   EXPECT_EQ(linked_markdown(text, docs(), "t.md"), text);
+}
+
+TEST(Linked, ACaptionLinksEachNumberToTheStageItCameFrom) {
+  auto d = docs();
+  d["fig2a"].summary["caption_segments"] = {
+      {{"text", "β = "}},
+      {{"value", "0.840"}, {"from", "sample.beta"}, {"target", "//stages/sample:paper_h70"}, {"stage", "sample"}},
+      {{"text", ", ε* = "}},
+      {{"value", "//stages/train:x"}, {"from", "train.provenance.target"}, {"target", "//stages/train:x"},
+       {"stage", "train"}},
+      {{"text", "."}}};
+  const std::string md = linked_markdown("*Fig.* {{fig2a.caption}}", d, "t.md");
+  EXPECT_NE(md.find("*Fig.* β = [0.840](sample/paper_h70/summary.json \"fig2a's caption: sample.beta in "
+                    "results/sample/paper_h70/summary.json, made by //stages/sample:paper_h70"),
+            std::string::npos)
+      << md;
+  // The text between the numbers is escaped; a provenance path links to the record.
+  EXPECT_NE(md.find("){.num}, ε\\* = [//stages/train:x](provenance/train.x.json "), std::string::npos) << md;
+  EXPECT_EQ(md.substr(md.size() - 7), "{.num}.");
+  // A figure's summary without its record: the number links to the summary by the figure's name.
+  d["fig4"].summary = {{"figure", "diversity"}, {"x", 0.5}};
+  EXPECT_EQ(linked_markdown("{{fig4.x}}", d, "t.md"),
+            "[0.5](figures/diversity.summary.json \"fig4.x in results/figures/diversity.summary.json, the figure's "
+            "summary\"){.num}");
+  // Without segments the caption is one linked value, as any other.
+  EXPECT_NE(linked_markdown("{{fig2a.caption}}", docs(), "t.md").find("[A caption](figures/"), std::string::npos);
+}
+
+TEST(Linked, AGivenNumberLinksToWhereItIsSetByKind) {
+  EXPECT_EQ(linked_spans("tolerance [0.03]{.param src=\"s/c.json\" key=\"calibration.tolerance\"}."),
+            "tolerance [0.03](../s/c.json \"a parameter: calibration.tolerance in s/c.json\"){.param}.");
+  EXPECT_EQ(linked_spans("[0.1]{.rule src=\"lib/claims/claims.h\"}"),
+            "[0.1](../lib/claims/claims.h \"a convention, stated in lib/claims/claims.h\"){.rule}");
+  EXPECT_EQ(linked_spans("[0.3]{.cite src=\"https://arxiv.org/abs/1\"} [§2]{.rule src=\"#models\"}"),
+            "[0.3](https://arxiv.org/abs/1 \"a number quoted from https://arxiv.org/abs/1\"){.cite} "
+            "[§2](#models \"a convention, stated in #models\"){.rule}");
+  // Other spans and links stay as they are; a mark without its source is an error.
+  EXPECT_EQ(linked_spans("[x]{.other} [y](z)"), "[x]{.other} [y](z)");
+  EXPECT_THROW(linked_spans("[0.1]{.rule}"), StageError);
+  EXPECT_THROW(linked_spans("[0.1]{.param src=\"a.json\"}"), StageError);
+  // The account's numbers get the same treatment.
+  EXPECT_NE(linked_markdown("[2]{.param src=\"a.json\" key=\"k\"}", docs(), "t.md").find("{.param}"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -111,6 +111,43 @@ std::string fill_text(const std::string& text, const std::map<std::string, prove
   return provenance::fill_placeholders(expand_array_placeholders(text, docs, where), docs, where);
 }
 
+// The caption as segments, so that the rendered paper can link each number
+// of it to its source: {"text": ...} for the template's own text, and for
+// each filled placeholder {"value", "from" (key.path), "target", "stage"}
+// of the upstream stage it came from. The values and texts joined are the
+// caption.
+nlohmann::json caption_segments(const std::string& text, const std::map<std::string, provenance::StageDocs>& docs,
+                                const std::string& where) {
+  nlohmann::json filled = nlohmann::json::array();
+  const char mark = '\x1f';  // never in a caption template
+  auto decorate = [&](const std::string& key, const std::string& path, const std::string& value) {
+    const nlohmann::json& rec = docs.at(key).provenance;
+    filled.push_back({{"value", value},
+                      {"from", key + "." + path},
+                      {"target", rec.is_object() ? rec.value("target", "") : ""},
+                      {"stage", rec.is_object() ? rec.value("stage", "") : ""}});
+    return std::string(1, mark);
+  };
+  const std::string marked =
+      provenance::fill_placeholders(expand_array_placeholders(text, docs, where), docs, where, decorate);
+  nlohmann::json out = nlohmann::json::array();
+  std::size_t start = 0, n = 0;
+  for (std::size_t k = 0; k <= marked.size(); ++k) {
+    if (k < marked.size() && marked[k] != mark) continue;
+    if (k > start) out.push_back({{"text", marked.substr(start, k - start)}});
+    if (k < marked.size()) out.push_back(filled.at(n++));
+    start = k + 1;
+  }
+  return out;
+}
+
+// The caption the segments spell.
+std::string joined(const nlohmann::json& segments) {
+  std::string out;
+  for (const auto& s : segments) out += s.contains("text") ? s["text"].get<std::string>() : s["value"].get<std::string>();
+  return out;
+}
+
 // A value from an upstream summary: {"key": "sample", "field": "optimal_test_loss"}.
 double summary_number(const Stage& st, Config c, const std::string& what) {
   const std::string key = c.string("key"), field = c.string("field");
@@ -427,7 +464,8 @@ void run_figures(Stage& st) {
 
   const auto docs = stage_docs(st);
   Plot p = kind == "xy" ? xy_figure(st, cfg, docs) : heatmap_figure(st, cfg);
-  const std::string caption = fill_text(caption_template, docs, cfg.origin() + " caption");
+  const nlohmann::json segments = caption_segments(caption_template, docs, cfg.origin() + " caption");
+  const std::string caption = joined(segments);
   write_text_atomic(st.output(dat), p.data);
 
   // The caption sits under the plot in 6 pt type, wrapped to
@@ -468,6 +506,7 @@ void run_figures(Stage& st) {
   nlohmann::json summary = p.summary;
   summary["figure"] = basename_of(st.output(png)).substr(0, basename_of(st.output(png)).size() - 4);
   summary["caption"] = caption;
+  summary["caption_segments"] = segments;
   summary["script"] = scripts[0].first;
   // (The script's hash is in the provenance record; the summary
   // stays the same when only the drawing changes.)

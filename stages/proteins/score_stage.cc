@@ -118,6 +118,9 @@ void run_proteins_score(Stage& st) {
     ss.finish();
     sweep_baselines = cfg.strings("sweep_baselines");
   }
+  // Optional "aliases" {name: predictor}, applied to the summary below.
+  const nlohmann::json aliases = cfg.has("aliases") ? cfg.value("aliases") : nlohmann::json::object();
+  if (!aliases.is_object()) throw StageError(cfg.origin() + ": aliases: expected an object {name: predictor}");
   cfg.finish();
   const FamilyData f = read_family(st);
   const bool scored = f.has_structure;
@@ -378,20 +381,25 @@ void run_proteins_score(Stage& st) {
   s["first_residue"] = f.residues.front();
   s["last_residue"] = f.residues.back();
   s["contacts"] = f.contacts.size();
+  // What a ranking at random would score: contacts over the pairs of
+  // columns it ranks (|i − j| ≥ 6).
+  std::size_t pairs6 = 0;
+  for (std::size_t a = 0; a < f.residues.size(); ++a)
+    for (std::size_t b = a + 1; b < f.residues.size(); ++b) pairs6 += f.residues[b] - f.residues[a] >= 6;
+  s["pairs_6+"] = pairs6;
+  s["random_precision_6+"] = pairs6 ? double(f.contacts.size()) / double(pairs6) : 0.0;
   s["map_seed"] = map_seed;
   if (!best.is_null()) s["best"] = best;
   // Optional "aliases" {name: predictor}: a predictor listed under a second
   // name, so that a small-scale run can stand in for every run the account
   // names (the quick DAG fits three coupling models, the paper's sweep 37).
-  if (cfg.has("aliases")) {
-    for (const auto& [name, target] : cfg.json().at("aliases").items()) {
-      if (!target.is_string() || !predictors.contains(target.get<std::string>()))
-        throw StageError(cfg.origin() + ": aliases." + name + ": expected the name of an input predictor, got " +
-                         target.dump());
-      if (predictors.contains(name)) throw StageError(cfg.origin() + ": aliases." + name + ": already a predictor");
-      predictors[name] = predictors[target.get<std::string>()];
-      predictors[name]["alias_of"] = target;
-    }
+  for (const auto& [name, target] : aliases.items()) {
+    if (!target.is_string() || !predictors.contains(target.get<std::string>()))
+      throw StageError(cfg.origin() + ": aliases." + name + ": expected the name of an input predictor, got " +
+                       target.dump());
+    if (predictors.contains(name)) throw StageError(cfg.origin() + ": aliases." + name + ": already a predictor");
+    predictors[name] = predictors[target.get<std::string>()];
+    predictors[name]["alias_of"] = target;
   }
   s["predictors"] = predictors;
   s["top"] = "precision of the k highest-scoring pairs of columns with |i − j| ≥ separation (residue numbers), "

@@ -7,8 +7,10 @@ set format x '10^{%L}'
 set xlabel 'parameters'
 set ylabel 'top-L precision'
 set yrange [0:*]
+# Room above the highest line (the PLM's), which would sit on the frame.
+set offsets 0, 0, graph 0.1, 0
 set autoscale xfix
 colours = "#0072b2 #cc79a7 #d55e00 #009e73 #56b4e9"
 plot datafile index 0 using 1:2:5:6 with yerrorlines pt 7 ps 0.6 lw 1.5 lc rgb word(colours, 1) title titles[1], \
      datafile index 1 using 1:2:5:6 with yerrorbars pt 5 ps 0.8 lw 1.5 lc rgb word(colours, 2) title titles[2], \
-     for [s = 3:n_series] datafile index (s - 1) using 1:2 with lines dt (s - 2) lw 1.2 lc rgb word(colours, s) title titles[s]
+     for [s = 3:n_series] datafile index (s - 1) using 1:2 with lines dt int(s - 2) lw 1.2 lc rgb word(colours, s) title titles[s]
