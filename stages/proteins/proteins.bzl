@@ -127,7 +127,7 @@ SCORE_OUTS = [
 ]
 
 def protein_family(name, config, msa, models, structure = None, config_prefix = "", baselines = BASELINES,
-                   couplings = {}, score_outs = SCORE_OUTS):
+                   couplings = {}, score_outs = SCORE_OUTS, score_config = None):
     inputs = {msa: "msa"}
     if structure:
         inputs[structure] = "structure"
@@ -189,7 +189,7 @@ def protein_family(name, config, msa, models, structure = None, config_prefix = 
         runs[":" + name] = "family"
         stage(
             name = name + "_score",
-            config = "configs/%sscore.json" % config_prefix,
+            config = score_config or "configs/%sscore.json" % config_prefix,
             inputs = runs,
             outs = score_outs,
             seed = 0,

@@ -84,6 +84,10 @@ TEST(PaperHtml, EveryImageLoadsAndEveryInternalLinkResolves) {
   std::size_t files = 0;
   for (const auto& l : c.at("links")) {
     const std::string href = l.get<std::string>().substr(0, l.get<std::string>().find('#'));
+    // A parameter's or a convention's link names a file of the repository
+    // beside results/ (a configuration, lib/claims/claims.h):
+    // //paper:numbers_test checks those against the tree.
+    if (href.rfind("../", 0) == 0) continue;
     // A file, not a directory: a static web server lists no directory.
     EXPECT_TRUE(fs::is_regular_file(page().dir + "/" + href)) << "a link to a missing file or a directory: " << href;
     ++files;
