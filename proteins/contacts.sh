@@ -2,7 +2,10 @@
 # //proteins:contacts: the proteins branch of the paper's DAG on a user's own
 # alignment, outside Bazel's cache: prepare the family, train factored
 # attention, one and three vanilla layers (seeds 1..N) and the
-# pseudo-likelihood model, run freecontact's baselines, then score every
+# pseudo-likelihood model on the training clusters, fit the weighted
+# pseudo-likelihood model on every sequence (the contact tools' convention;
+# --hold-out fits it on the training clusters too), run freecontact's
+# baselines, then score every
 # predictor against a structure (table, contact map, precision curves) or,
 # without one, list each predictor's top L pairs.
 set -euo pipefail
@@ -10,7 +13,7 @@ set -euo pipefail
 usage() {
   cat <<'USAGE'
 usage: tools/bazel run //proteins:contacts -- --msa FILE (--query NAME | --first-residue N)
-                                             [--pdb FILE] [--out DIR] [--seeds N] [--quick]
+                                             [--pdb FILE] [--out DIR] [--seeds N] [--hold-out] [--quick]
 
   --msa FILE          the alignment: A2M/aligned FASTA with Pfam's insert convention
                       (lower case and '.' are insert columns), or a flat .aln file
@@ -21,6 +24,10 @@ usage: tools/bazel run //proteins:contacts -- --msa FILE (--query NAME | --first
   --pdb FILE          a PDB file of the query: contacts are scored against it
   --out DIR           where to write (default: ./contacts_out)
   --seeds N           training seeds per model (default 3)
+  --hold-out          fit the weighted pseudo-likelihood model (predictor cm_plm) on the
+                      training clusters only, as the MLM models are (default: on every
+                      sequence, as contact tools do; the MLM models' test loss always
+                      comes from clusters they never saw)
   --quick             the test configurations (short runs), to try the tool out
 
 Writes DIR/<step>/ for every step (each with its summary.json and provenance.json),
@@ -29,7 +36,7 @@ DIR/proteins_contacts.png, DIR/proteins_precision.png.
 USAGE
 }
 
-msa="" query="" first="" pdb="" out="contacts_out" seeds=3 prefix=""
+msa="" query="" first="" pdb="" out="contacts_out" seeds=3 prefix="" hold_out=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --msa) msa="$2"; shift 2 ;;
@@ -39,6 +46,7 @@ while [[ $# -gt 0 ]]; do
     --out) out="$2"; shift 2 ;;
     --seeds) seeds="$2"; shift 2 ;;
     --quick) prefix="quick_"; shift ;;
+    --hold-out) hold_out=1; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "contacts: unknown argument '$1' (--help lists them)" >&2; exit 2 ;;
   esac
@@ -107,6 +115,17 @@ done
 family_inputs
 run plm "$bin/train" "$configs/${prefix}plm.json" 0 params.h5 scores.h5 curves.csv summary.json
 score_inputs+=(--in "plm/scores.h5=$out/plm/scores.h5" --in "plm/summary.json=$out/plm/summary.json")
+# The weighted PLM of the coupling models (couplings stage), on every
+# sequence unless --hold-out.
+cm_config="$configs/${prefix}cm_plm.json"
+if [[ $hold_out -eq 1 ]]; then
+  cm_config="$out/cm_plm.config.json"
+  sed 's/"fit_on": "all"/"fit_on": "train"/' "$configs/${prefix}cm_plm.json" > "$cm_config"
+  grep -q '"fit_on": "train"' "$cm_config" || { echo "contacts: $configs/${prefix}cm_plm.json has no fit_on" >&2; exit 1; }
+fi
+family_inputs
+run cm_plm "$bin/couplings" "$cm_config" 0 params.h5 scores.h5 curves.csv summary.json
+score_inputs+=(--in "cm_plm/scores.h5=$out/cm_plm/scores.h5" --in "cm_plm/summary.json=$out/cm_plm/summary.json")
 for profile in evfold psicov; do
   family_inputs
   run "$profile" "$bin/freecontact" "$configs/$profile.json" 0 freecontact.txt scores.h5 summary.json

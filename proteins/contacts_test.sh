@@ -25,12 +25,20 @@ top="$out/top_pairs.csv"
 L=$(awk -F, 'NR > 1 && $1 == "plm" {n++} END {print n}' "$top")
 cols=$(awk 'NR == 1 {print length($0)}' "$aln")
 [[ "$L" == "$cols" ]] || fail "plm lists $L pairs, expected L = $cols"
-for p in factored vanilla1 vanilla3 plm evfold psicov; do
+for p in factored vanilla1 vanilla3 plm cm_plm evfold psicov; do
   grep -q "^$p," "$top" || fail "no pairs of $p"
 done
 # Unscored: the contact column is empty; every pair is |i - j| >= 6.
 awk -F, 'NR > 1 && ($7 != "" || ($5 - $4 < 6 && $4 - $5 < 6)) {exit 1}' "$top" || fail "a scored or too-close pair"
-for step in family factored_s1 vanilla1_s1 vanilla3_s1 plm evfold psicov score; do
+for step in family factored_s1 vanilla1_s1 vanilla3_s1 plm cm_plm evfold psicov score; do
   [[ -f "$out/$step/provenance.json" ]] || fail "no provenance record for $step"
 done
+# The weighted PLM sees every sequence by default, the training clusters
+# with --hold-out (the family's split: train + test = all).
+n_all=$(grep -o '"sequences": [0-9]*' "$out/family/summary.json" | grep -o '[0-9]*$')
+n_train=$(grep -o '"train_sequences": [0-9]*' "$out/family/summary.json" | grep -o '[0-9]*$')
+grep -q "\"fit_sequences\": $n_all\b" "$out/cm_plm/summary.json" || fail "cm_plm did not fit all $n_all sequences"
+"$tool" --msa "$aln" --first-residue 1 --out "$out/held" --seeds 1 --quick --hold-out
+grep -q "\"fit_sequences\": $n_train\b" "$out/held/cm_plm/summary.json" || fail "--hold-out: cm_plm did not fit the $n_train training sequences"
+[[ "$n_train" -lt "$n_all" ]] || fail "the family has no held-out sequences ($n_train of $n_all)"
 echo "contacts_test: ok"
