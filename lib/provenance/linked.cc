@@ -24,6 +24,12 @@ std::string title_escaped(const std::string& text) {
   return out;
 }
 
+// [text](href "title"){.cls}, text escaped as Markdown.
+std::string classed_link(const std::string& text, const std::string& href, const std::string& title,
+                         const std::string& cls) {
+  return "[" + markdown_escaped(text) + "](" + href + " \"" + title_escaped(title) + "\"){." + cls + "}";
+}
+
 // One number linked to the summary (or, for provenance.* paths, the record)
 // of the stage that made it; `what` names it in the link's title.
 std::string number_link(const std::string& value, const std::string& what, const std::string& path,
@@ -33,7 +39,7 @@ std::string number_link(const std::string& value, const std::string& what, const
   const std::string href = from_record ? record : destination(target, stage, "summary.json");
   const std::string title =
       what + " in results/" + href + ", made by " + target + (from_record ? "" : "; record results/" + record);
-  return "[" + markdown_escaped(value) + "](" + href + " \"" + title_escaped(title) + "\"){.num}";
+  return classed_link(value, href, title, "num");
 }
 
 // A figure's caption from its segments (stages/figures): the text as it is,
@@ -96,8 +102,7 @@ std::string linked_markdown(const std::string& text, const std::map<std::string,
       // A figure's summary comes without its record (which changes with
       // the script alone): the summary's own name in results/figures/.
       const std::string href = "figures/" + summary.value("figure", "") + ".summary.json";
-      return "[" + markdown_escaped(value) + "](" + href + " \"" +
-             title_escaped(key + "." + path + " in results/" + href + ", the figure's summary") + "\"){.num}";
+      return classed_link(value, href, key + "." + path + " in results/" + href + ", the figure's summary", "num");
     }
     if (target.empty()) return markdown_escaped(value);
     return number_link(value, key + "." + path, path, target, stage);
