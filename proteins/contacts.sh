@@ -5,9 +5,9 @@
 # pseudo-likelihood model on the training clusters, fit the weighted
 # pseudo-likelihood model on every sequence (the contact tools' convention;
 # --hold-out fits it on the training clusters too), run freecontact's
-# baselines, then score every
-# predictor against a structure (table, contact map, precision curves) or,
-# without one, list each predictor's top L pairs.
+# baselines on every sequence, then score every predictor against a
+# structure (table, contact map, precision curves) or, without one, list
+# each predictor's top L pairs.
 set -euo pipefail
 
 usage() {
@@ -27,12 +27,15 @@ usage: tools/bazel run //proteins:contacts -- --msa FILE (--query NAME | --first
   --hold-out          fit the weighted pseudo-likelihood model (predictor cm_plm) on the
                       training clusters only, as the MLM models are (default: on every
                       sequence, as contact tools do; the MLM models' test loss always
-                      comes from clusters they never saw)
+                      comes from clusters they never saw; freecontact's EVfold and
+                      PSICOV, which report no test loss, always fit every sequence)
   --quick             the test configurations (short runs), to try the tool out
 
 Writes DIR/<step>/ for every step (each with its summary.json and provenance.json),
 and DIR/top_pairs.csv; with --pdb also DIR/precision.csv and the figures
-DIR/proteins_contacts.png, DIR/proteins_precision.png.
+DIR/proteins_contacts.png, DIR/proteins_precision.png. Run again into the same
+DIR, it keeps every step whose tool, configuration, seed and inputs are unchanged
+(adding --pdb or --hold-out reruns only the steps they change).
 USAGE
 }
 
@@ -69,15 +72,32 @@ bin="$runfiles/stages/proteins"
 configs="$runfiles/stages/proteins/configs"
 figures="$runfiles/stages/figures"
 
-# One stage: run NAME TOOL CONFIG SEED OUTS... with inputs in $inputs.
+# One stage: run NAME TOOL CONFIG SEED OUTS... with inputs in $inputs. A
+# step whose tool, configuration, seed, inputs (by SHA-256) and outputs are
+# those of its last complete run in DIR is kept, not rerun: its key is
+# written after the stage succeeds (DIR/<step>/.key), removed before it runs.
 run() {
   local name="$1" tool="$2" config="$3" seed="$4"; shift 4
-  local dir="$out/$name" args=()
+  local dir="$out/$name" args=() key spec o complete=1
   mkdir -p "$dir"
-  for o in "$@"; do args+=(--out "$o=$dir/$o"); done
+  for o in "$@"; do args+=(--out "$o=$dir/$o"); [[ -f "$dir/$o" ]] || complete=0; done
+  key=$({
+    sha256sum "$tool" "$config" | cut -d' ' -f1
+    echo "seed $seed outs $*"
+    for spec in "${inputs[@]}"; do
+      [[ $spec == --in ]] && continue
+      echo "${spec%%=*} $(sha256sum "${spec#*=}" | cut -d' ' -f1)"
+    done
+  } | sha256sum | cut -d' ' -f1)
+  if [[ $complete -eq 1 && -f "$dir/provenance.json" && -f "$dir/.key" && "$(<"$dir/.key")" == "$key" ]]; then
+    echo "contacts: $name (unchanged since its last run: kept)" >&2
+    return 0
+  fi
+  rm -f "$dir/.key"
   echo "contacts: $name" >&2
   "$tool" --target "//proteins:contacts/$name" --config "$config" --seed "$seed" "${inputs[@]}" "${args[@]}" \
     --provenance "$dir/provenance.json"
+  echo "$key" >"$dir/.key.tmp" && mv "$dir/.key.tmp" "$dir/.key"
 }
 family_inputs() {
   inputs=()

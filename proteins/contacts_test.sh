@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # //proteins:contacts on an alignment without a structure (Debian's
 # freecontact example demo_1000.aln, quick configurations, one seed): every
-# step runs, each predictor lists its top L pairs unscored; bad arguments
-# stop with a message naming what is wrong.
+# step runs, each predictor lists its top L pairs unscored; rerun with
+# --hold-out into the same directory, only the weighted PLM and the scores
+# run again; bad arguments stop with a message naming what is wrong.
 set -euo pipefail
 tool="$1"
 aln="$2"
@@ -38,7 +39,18 @@ done
 n_all=$(grep -o '"sequences": [0-9]*' "$out/family/summary.json" | grep -o '[0-9]*$')
 n_train=$(grep -o '"train_sequences": [0-9]*' "$out/family/summary.json" | grep -o '[0-9]*$')
 grep -q "\"fit_sequences\": $n_all\b" "$out/cm_plm/summary.json" || fail "cm_plm did not fit all $n_all sequences"
-"$tool" --msa "$aln" --first-residue 1 --out "$out/held" --seeds 1 --quick --hold-out
-grep -q "\"fit_sequences\": $n_train\b" "$out/held/cm_plm/summary.json" || fail "--hold-out: cm_plm did not fit the $n_train training sequences"
+# The same run with --hold-out into the same directory: only the weighted
+# PLM and what reads it (the scores) run again; every other step is kept.
+psicov_record=$(sha256sum "$out/psicov/provenance.json")
+"$tool" --msa "$aln" --first-residue 1 --out "$out" --seeds 1 --quick --hold-out 2>"$TEST_TMPDIR/held.log" ||
+  { cat "$TEST_TMPDIR/held.log" >&2; fail "the --hold-out run failed"; }
+grep -q "\"fit_sequences\": $n_train\b" "$out/cm_plm/summary.json" || fail "--hold-out: cm_plm did not fit the $n_train training sequences"
 [[ "$n_train" -lt "$n_all" ]] || fail "the family has no held-out sequences ($n_train of $n_all)"
+for step in family factored_s1 vanilla1_s1 vanilla3_s1 plm evfold psicov; do
+  grep -qx "contacts: $step (unchanged since its last run: kept)" "$TEST_TMPDIR/held.log" || fail "--hold-out reran $step"
+done
+for step in cm_plm score; do
+  grep -qx "contacts: $step" "$TEST_TMPDIR/held.log" || fail "--hold-out did not rerun $step"
+done
+[[ $(sha256sum "$out/psicov/provenance.json") == "$psicov_record" ]] || fail "a kept step's record changed"
 echo "contacts_test: ok"

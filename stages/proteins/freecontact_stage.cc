@@ -1,7 +1,10 @@
 #include "stages/proteins/freecontact_stage.h"
 
+#include <filesystem>
+
 #include "lib/core/io.h"
 #include "lib/core/process.h"
+#include "lib/proteins/msa.h"
 #include "lib/proteins/predictors.h"
 #include "stages/proteins/family_stage.h"
 
@@ -11,8 +14,30 @@ namespace potts {
 void run_proteins_freecontact(Stage& st) {
   Config& cfg = st.config();
   const std::string profile = cfg.choice("profile", {"evfold", "psicov"});
+  // "all": every sequence of the family, as contact tools are run (the
+  // prepare stage's training clusters, then the held-out ones); "train":
+  // the training clusters alone (train.aln).
+  const std::string fit_on = cfg.choice("fit_on", {"all", "train"});
   cfg.finish();
-  const std::string aln = st.input("family/train.aln");
+  std::string aln = st.input("family/train.aln");
+  arma::uword fit_sequences = 0;
+  struct RemoveOnExit {
+    std::string path;
+    ~RemoveOnExit() {
+      std::error_code ec;
+      if (!path.empty()) std::filesystem::remove(path, ec);
+    }
+  } written;
+  if (fit_on == "all") {
+    const proteins::FamilyData f = proteins::read_family(st);
+    const arma::imat all = arma::join_cols(nn::to_imat(f.train), nn::to_imat(f.test));
+    fit_sequences = all.n_rows;
+    aln = st.output("freecontact.txt") + ".all.aln.tmp";  // freecontact reads a file; removed on return
+    written.path = aln;
+    write_text_atomic(aln, proteins::to_aln(all));
+  } else {
+    for (char c : read_text(aln)) fit_sequences += c == '\n';
+  }
   const std::string columns = st.input("family/columns.csv");
   const arma::uword L = csv_column(read_csv(columns), columns, "residue").size();
   const std::string binary = "/usr/bin/freecontact";
@@ -34,6 +59,8 @@ void run_proteins_freecontact(Stage& st) {
   s["freecontact"] = binary;
   s["freecontact_version"] = version;
   s["pairs_listed"] = pairs;
+  s["fit_on"] = fit_on;
+  s["fit_sequences"] = fit_sequences;
   s["L"] = L;
   s["scores"] = profile == "evfold" ? "freecontact's corrected norm (CN), APC-corrected by freecontact"
                                     : "freecontact's PSICOV score";

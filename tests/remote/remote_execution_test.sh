@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # Remote execution, end to end: tools/reapi-worker (Bazel's reference REAPI
 # worker on loopback) and nested Bazel builds with --config=remote in a copy
-# of this workspace, of the smallest DAG that has what the quick DAG has: a
-# chain of two real stages (sample -> factored training: HDF5, BLAS, the
-# provenance runtime), their compiles and links:
-#   1. the worker is killed while it runs the last Stage action (every
-#      compile and the first stage done): Bazel must fail with a clear error
-#      naming the service, and results/ must be untouched;
+# of this workspace, of the smallest DAG that has what the quick DAG has:
+# a chain of two real stages (the Gaussian model -> a chunk of its
+# simulation: HDF5 between stages, BLAS, the provenance runtime) and a
+# stage of a few seconds beside it (a finite-size simulation), their
+# compiles and links; the stages that train networks would add the
+# compiles of lib/nn, which prove nothing more about remote execution:
+#   1. the worker is killed while it runs the longest Stage action (the
+#      compiles done): Bazel must fail with a clear error naming the
+#      service, and results/ must be untouched;
 #   2. the same build against a new worker on the same CAS directory, which
 #      this test created and only worker 1 wrote: what worker 1 finished
-#      (the compiles, the first stage) is a remote cache hit, so it ran
+#      (the compiles, the stages it finished) is a remote cache hit, so it ran
 #      remotely; the killed stage runs on worker 2 (execution log); every
 #      stage data file equals the local build's;
 #   3. after `bazel clean`: every Stage action is a remote cache hit.
@@ -20,10 +23,12 @@
 # (tools/reapi-worker build; .ci/run does it before the tests).
 set -euo pipefail
 
-TARGETS=(//stages/sample:quick //stages/train:quick_factored)
-# The last Stage action of the chain, killed mid-action in build 1.
-KILL_STAGE=//stages/train:quick_factored
-KILL_WITHIN=900  # seconds for the compiles and the first stage before it
+TARGETS=(//stages/gaussian_sim:quick_chunk_0 //stages/gaussian_sim:quick_finite_size_d160)
+# Stage actions: the chain's two and the finite-size stage.
+N_STAGES=3
+# The longest Stage action (seconds), killed mid-action in build 1.
+KILL_STAGE=//stages/gaussian_sim:quick_finite_size_d160
+KILL_WITHIN=900  # seconds for the compiles before it
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 now() { date +%s.%N; }
@@ -150,7 +155,7 @@ echo "build 2: exit $rc in $(elapsed "$t") s; $(grep -E '^INFO: [0-9]+ processes
 [[ $rc -eq 0 ]] || { tail -30 "$work/log2" >&2; fail "build 2 exited $rc; log above"; }
 stage_actions 2 >"$work/stages2"
 n_stages=$(grep -c . "$work/stages2")
-[[ $n_stages -eq ${#TARGETS[@]} ]] || fail "build 2: expected ${#TARGETS[@]} Stage actions in exec2.json, found $n_stages"
+[[ $n_stages -eq $N_STAGES ]] || fail "build 2: expected $N_STAGES Stage actions in exec2.json, found $n_stages"
 # "<runner> <hit|miss> <target>": run by the worker ("remote", a miss) or
 # served from its cache (a hit, runner "remote cache hit").
 if awk '{ hit = $(NF - 1); runner = $0; sub(/ [^ ]+ [^ ]+$/, "", runner)
@@ -173,7 +178,8 @@ while read -r path sum; do
   compared=$((compared + 1))
 done <"$work/outputs2"
 # (runfiles are symlinks: find -L)
-n_local=$(find -L "$runfiles/stages/sample/quick" "$runfiles/stages/train/quick_factored" -type f ! -name provenance.json | wc -l)
+n_local=$(find -L "$runfiles/stages/gaussian_sim/quick_model" "$runfiles/stages/gaussian_sim/quick_chunk_0" \
+  "$runfiles/stages/gaussian_sim/quick_finite_size_d160" -type f ! -name provenance.json | wc -l)
 [[ $compared -ge 6 && $compared -eq $n_local ]] ||
   fail "build 2: $compared stage data files compared, the local build has $n_local"
 echo "build 2: $compared stage data files byte-identical to the local build"
