@@ -118,17 +118,24 @@ TEST(CrossCpu, AtLeastThreeKernelFamiliesBesidesTheDefaultCanRun) {
   EXPECT_GE(environments().size(), 4u) << "fewer than three kernel families besides the default can run on this CPU";
 }
 
+// A family's label up to its first comma, letters and digits only: the
+// test's name and its rerun directory.
+std::string family_name(const std::string& label) {
+  std::string name = label.substr(0, label.find(','));
+  for (auto& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return name;
+}
+
 // One test per kernel family, so that Bazel's shards run them side by side.
 class EveryStageKind : public testing::TestWithParam<std::pair<std::string, Env>> {};
 
 TEST_P(EveryStageKind, GivesTheSameBytesUnderThisKernelFamily) {
   const auto& [label, env] = GetParam();
   ScopedEnv scoped(env);
-  std::string tag = label.substr(0, label.find(','));
-  for (auto& c : tag) if (c == ' ') c = '_';
   for (const auto& s : stage_kinds()) {
     SCOPED_TRACE(label + ": " + s);
-    const std::string dir = testing_util::tmpdir() + "/" + tag + "/" + s;
+    const std::string dir = testing_util::tmpdir() + "/" + family_name(label) + "/" + s;
     const auto [h, rec] = rerun(s, dir);
     ASSERT_FALSE(h.empty());
     for (const auto& [key, sha] : h.items()) EXPECT_EQ(sha, sha256_file(s + "/" + key)) << key;
@@ -142,9 +149,7 @@ TEST_P(EveryStageKind, GivesTheSameBytesUnderThisKernelFamily) {
 
 INSTANTIATE_TEST_SUITE_P(CrossCpu, EveryStageKind, testing::ValuesIn(environments()),
                          [](const testing::TestParamInfo<std::pair<std::string, Env>>& info) {
-                           std::string name = info.param.first.substr(0, info.param.first.find(','));
-                           for (auto& c : name) if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return name;
+                           return family_name(info.param.first);
                          });
 
 TEST(CrossCpu, WithoutThePinKernelFamiliesDiffer) {
