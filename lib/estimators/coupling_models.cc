@@ -291,6 +291,49 @@ void couplings_of(const CouplingSpec& s, const arma::vec& x, arma::mat& W, arma:
 // a gradient entry), so blocking changes no bit.
 constexpr arma::uword kRowBlock = 16;
 
+// The two kernels of a full block, compiled twice (AVX2 and baseline x86-64;
+// the loader picks one for the CPU). Each lane is one element's own sum, so
+// both clones run the same IEEE additions in the same order: the same bits
+// (//lib/estimators:coupling_models_test, BlockedDataTermIsThePlainLoops-
+// BitForBit). Written with vector types because GCC left the gradient's
+// loop scalar.
+#define POTTS_CM_KERNEL __attribute__((target_clones("avx2", "default"), noinline))
+// Four doubles at any 8-byte boundary, aliasing double.
+typedef double Lanes4 __attribute__((vector_size(32), aligned(8), may_alias));
+static_assert(kRowBlock == 16, "the kernels below add 16 rows, four lanes of four");
+
+// z[t] = init[t] + sum_j P[c_j 16 + t] (j = 0..L-1 in order), t < 16.
+POTTS_CM_KERNEL static void add_panel_columns(const double* P, const arma::uword* c, arma::uword L, const double* init,
+                                              double* z) {
+  const Lanes4* in = reinterpret_cast<const Lanes4*>(init);
+  Lanes4 a0 = in[0], a1 = in[1], a2 = in[2], a3 = in[3];
+  for (arma::uword j = 0; j < L; ++j) {
+    const Lanes4* wc = reinterpret_cast<const Lanes4*>(P + c[j] * kRowBlock);
+    a0 += wc[0];
+    a1 += wc[1];
+    a2 += wc[2];
+    a3 += wc[3];
+  }
+  Lanes4* out = reinterpret_cast<Lanes4*>(z);
+  out[0] = a0;
+  out[1] = a1;
+  out[2] = a2;
+  out[3] = a3;
+}
+
+// G[c_j 16 + t] += d[t] for j = 0..L-1, t < 16 (the c_j are distinct).
+POTTS_CM_KERNEL static void add_to_panel_columns(double* G, const arma::uword* c, arma::uword L, const double* d) {
+  const Lanes4* in = reinterpret_cast<const Lanes4*>(d);
+  const Lanes4 d0 = in[0], d1 = in[1], d2 = in[2], d3 = in[3];
+  for (arma::uword j = 0; j < L; ++j) {
+    Lanes4* gc = reinterpret_cast<Lanes4*>(G + c[j] * kRowBlock);
+    gc[0] += d0;
+    gc[1] += d1;
+    gc[2] += d2;
+    gc[3] += d3;
+  }
+}
+
 double weighted_pl_data_term(const arma::mat& W, const arma::mat& h, const arma::imat& s, const arma::vec& w,
                              arma::mat* dW, arma::mat* dh) {
   const arma::uword L = s.n_cols, M = s.n_rows;
@@ -322,13 +365,7 @@ double weighted_pl_data_term(const arma::mat& W, const arma::mat& h, const arma:
       double* z = Z.colptr(mu) + r0;
       const arma::uword* c = cols.data() + mu * L;
       if (nb == kRowBlock) {
-        double acc[kRowBlock];
-        for (arma::uword t = 0; t < kRowBlock; ++t) acc[t] = h0[r0 + t];
-        for (arma::uword j = 0; j < L; ++j) {
-          const double* wc = P + c[j] * kRowBlock;
-          for (arma::uword t = 0; t < kRowBlock; ++t) acc[t] += wc[t];
-        }
-        for (arma::uword t = 0; t < kRowBlock; ++t) z[t] = acc[t];
+        add_panel_columns(P, c, L, h0 + r0, z);
         continue;
       }
       for (arma::uword t = 0; t < nb; ++t) z[t] = h0[r0 + t];
@@ -384,12 +421,7 @@ double weighted_pl_data_term(const arma::mat& W, const arma::mat& h, const arma:
         const double* dz = Z.colptr(mu) + r0;
         const arma::uword* c = cols.data() + mu * L;
         if (nb == kRowBlock) {
-          double d[kRowBlock];
-          for (arma::uword t = 0; t < kRowBlock; ++t) d[t] = dz[t];
-          for (arma::uword j = 0; j < L; ++j) {
-            double* gc = G + c[j] * kRowBlock;
-            for (arma::uword t = 0; t < kRowBlock; ++t) gc[t] += d[t];
-          }
+          add_to_panel_columns(G, c, L, dz);
           continue;
         }
         for (arma::uword j = 0; j < L; ++j) {
