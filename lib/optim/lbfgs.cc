@@ -79,12 +79,12 @@ class LineSearch {
         if (a - prev.a <= 1e-20 * std::max(1.0, prev.a)) break;
         continue;
       }
-      if (!sufficient_decrease(cur) || (k > 0 && higher(cur, prev))) return zoom(prev, cur, out);
+      if (!sufficient_decrease(cur) || (k > 0 && higher(cur, prev))) return zoom(std::move(prev), std::move(cur), out);
       if (std::abs(cur.dphi) <= -o_.wolfe_c2 * start.dphi) {
         out = std::move(cur);
         return true;
       }
-      if (cur.dphi >= 0.0) return zoom(cur, prev, out);
+      if (cur.dphi >= 0.0) return zoom(std::move(cur), std::move(prev), out);
       prev = std::move(cur);
       a = 2.0 * prev.a;  // still descending steeply: extrapolate
     }
@@ -126,8 +126,9 @@ class LineSearch {
   // N&W algorithm 3.6: lo satisfies Armijo and has the lowest phi so far.
   bool zoom(LinePoint lo, LinePoint hi, LinePoint& out) {
     const LinePoint& s = *start_;
+    const double p_norm = ordered_norm(*p_);
     while (used_ < o_.max_line_search) {
-      if (std::abs(hi.a - lo.a) * ordered_norm(*p_) <=
+      if (std::abs(hi.a - lo.a) * p_norm <=
           std::numeric_limits<double>::epsilon() * std::max(1.0, ordered_norm(lo.x)))
         break;
       double a = cubic_step(lo, hi);
@@ -182,6 +183,7 @@ LbfgsResult lbfgs_minimize(const Objective& f, const arma::vec& x0, const LbfgsO
 
   std::deque<arma::vec> s_hist, y_hist;
   std::deque<double> rho_hist;
+  double newest_sy = 0.0, newest_yy = 0.0;  // s.y and y.y of the newest pair (the initial scaling)
   auto finish = [&](LbfgsStatus st) {
     r.x = std::move(cur.x);
     r.value = cur.phi;
@@ -201,21 +203,21 @@ LbfgsResult lbfgs_minimize(const Objective& f, const arma::vec& x0, const LbfgsO
       alpha[k] = rho_hist[k] * ordered_dot(s_hist[k], q);
       q -= alpha[k] * y_hist[k];
     }
-    if (m > 0) q *= ordered_dot(s_hist[m - 1], y_hist[m - 1]) / ordered_dot(y_hist[m - 1], y_hist[m - 1]);
+    if (m > 0) q *= newest_sy / newest_yy;
     for (std::size_t k = 0; k < m; ++k) {
       double b = rho_hist[k] * ordered_dot(y_hist[k], q);
       q += (alpha[k] - b) * s_hist[k];
     }
     arma::vec p = -q;
-    LinePoint start = cur;
+    LinePoint start = std::move(cur);  // cur again once the line search has ended
     start.a = 0.0;
-    start.dphi = ordered_dot(cur.g, p);
+    start.dphi = ordered_dot(start.g, p);
     double a_init = 1.0;
     if (m == 0 || !(start.dphi < 0.0)) {  // first step, or lost descent: steepest descent
       s_hist.clear(), y_hist.clear(), rho_hist.clear();
-      p = -cur.g;
-      start.dphi = -ordered_dot(cur.g, cur.g);
-      a_init = 1.0 / std::max(1.0, ordered_norm(cur.g));
+      p = -start.g;
+      start.dphi = -ordered_dot(start.g, start.g);
+      a_init = 1.0 / std::max(1.0, ordered_norm(start.g));
     }
 
     LineSearch ls(f, o, r.evaluations, it);
@@ -223,22 +225,26 @@ LbfgsResult lbfgs_minimize(const Objective& f, const arma::vec& x0, const LbfgsO
     bool ok = ls.run(start, p, a_init, next);
     if (!ok && m > 0) {  // retry once along steepest descent with fresh memory
       s_hist.clear(), y_hist.clear(), rho_hist.clear();
-      p = -cur.g;
-      start.dphi = -ordered_dot(cur.g, cur.g);
+      p = -start.g;
+      start.dphi = -ordered_dot(start.g, start.g);
       LineSearch ls2(f, o, r.evaluations, it);
-      ok = ls2.run(start, p, 1.0 / std::max(1.0, ordered_norm(cur.g)), next);
+      ok = ls2.run(start, p, 1.0 / std::max(1.0, ordered_norm(start.g)), next);
     }
-    if (!ok) return finish(LbfgsStatus::kLineSearchFailed);
+    if (!ok) {
+      cur = std::move(start);
+      return finish(LbfgsStatus::kLineSearchFailed);
+    }
 
-    arma::vec s = next.x - cur.x, y = next.g - cur.g;
-    double sy = ordered_dot(s, y);
-    if (sy > std::numeric_limits<double>::epsilon() * ordered_dot(y, y)) {  // keep H positive definite
+    arma::vec s = next.x - start.x, y = next.g - start.g;
+    const double sy = ordered_dot(s, y), yy = ordered_dot(y, y);
+    if (sy > std::numeric_limits<double>::epsilon() * yy) {  // keep H positive definite
       if (static_cast<int>(s_hist.size()) == o.memory) s_hist.pop_front(), y_hist.pop_front(), rho_hist.pop_front();
       s_hist.push_back(std::move(s));
       y_hist.push_back(std::move(y));
       rho_hist.push_back(1.0 / sy);
+      newest_sy = sy, newest_yy = yy;
     }
-    double f_prev = cur.phi;
+    double f_prev = start.phi;
     cur = std::move(next);
     r.iterations = it;
     double gnorm = ordered_norm(cur.g);
