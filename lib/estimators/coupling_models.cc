@@ -292,12 +292,18 @@ void couplings_of(const CouplingSpec& s, const arma::vec& x, arma::mat& W, arma:
 constexpr arma::uword kRowBlock = 16;
 
 // The two kernels of a full block, compiled twice (AVX2 and baseline x86-64;
-// the loader picks one for the CPU). Each lane is one element's own sum, so
-// both clones run the same IEEE additions in the same order: the same bits
-// (//lib/estimators:coupling_models_test, BlockedDataTermIsThePlainLoops-
-// BitForBit). Written with vector types because GCC left the gradient's
-// loop scalar.
+// the loader picks one for the CPU), as lib/nn/kernel.h compiles lib/nn's.
+// Each lane is one element's own sum, so both clones run the same IEEE
+// additions in the same order: the same bits. BlockedDataTermIsThePlain-
+// LoopsBitForBit checks the clone the CPU picks (coupling_models_test) and
+// the baseline alone (coupling_models_baseline_test, built with
+// POTTS_CM_BASELINE_ONLY). Written with vector types because GCC left the
+// gradient's loop scalar.
+#ifdef POTTS_CM_BASELINE_ONLY
+#define POTTS_CM_KERNEL __attribute__((noinline))
+#else
 #define POTTS_CM_KERNEL __attribute__((target_clones("avx2", "default"), noinline))
+#endif
 // Four doubles at any 8-byte boundary, aliasing double.
 typedef double Lanes4 __attribute__((vector_size(32), aligned(8), may_alias));
 static_assert(kRowBlock == 16, "the kernels below add 16 rows, four lanes of four");
