@@ -282,6 +282,25 @@ void couplings_of(const CouplingSpec& s, const arma::vec& x, arma::mat& W, arma:
   if (s.symmetrise) W = 0.5 * (W + W.t());
 }
 
+AttentionSummary attention_summary(const CouplingSpec& s, const arma::vec& x) {
+  if (s.form != CouplingForm::kSoftmax) throw StageError("attention_summary: the softmax form only, got " + s.describe());
+  if (x.n_elem != s.parameter_count())
+    throw StageError("coupling model (" + s.describe() + "): " + std::to_string(x.n_elem) + " parameters, expected " +
+                     std::to_string(s.parameter_count()));
+  const HeadLayout lay = head_layout(s);
+  const double* p = x.memptr() + s.field_count();
+  AttentionSummary a;
+  a.uniform_weight = 1.0 / double(s.L - 1);
+  double sq = 0.0;
+  for (arma::uword k = 0; k < s.heads; ++k) {
+    const Head hd = read_head(s, p + k * lay.size());
+    sq += sum_squares(hd.Q.memptr(), hd.Q.n_elem) + sum_squares(hd.K.memptr(), hd.K.n_elem);
+    a.largest_weight = std::max(a.largest_weight, softmax_attention(hd.Q, hd.K).max());
+  }
+  a.query_key_rms = std::sqrt(sq / double(s.heads * 2 * s.L * s.head_dim));
+  return a;
+}
+
 // Rows of W (and of dW) per block: while a block is hot in cache, every
 // sequence adds its L columns of it. The block is first copied into a
 // contiguous panel (16 rows of LC = 3339 columns: 427 kB, within a core's

@@ -106,6 +106,16 @@ double coupling_objective(const CouplingSpec& spec, const arma::vec& x, const ar
                           const arma::vec& weights, const CouplingPenalty& penalty, arma::vec* grad,
                           CouplingPath path = CouplingPath::kAuto);
 
+// What a softmax fit's attention became (the softmax form only): the root
+// mean square of the query and key entries, and the largest weight A^h_ij
+// of any head and pair against a uniform row's 1 / (L - 1). With q = k = 0
+// every map is uniform and the gradient w.r.t. q and k vanishes: a
+// stationary point where each pair's block is the same mean of the V^h.
+struct AttentionSummary {
+  double query_key_rms = 0.0, largest_weight = 0.0, uniform_weight = 0.0;
+};
+AttentionSummary attention_summary(const CouplingSpec& spec, const arma::vec& x);
+
 // Fields from the weighted single-site frequencies f_i(a) with a pseudocount
 // of one sequence spread evenly: h_i(a) = log f_i(a) - mean_b log f_i(b)
 // (the profile model's fields).

@@ -294,6 +294,51 @@ TEST(CouplingModels, SymmetrisedAndSoftmaxCouplingsHaveTheirStructure) {
   }
 }
 
+// Softmax attention with q = k = 0: every map uniform (largest weight
+// 1 / (L - 1)), and a stationary point in q and k: their gradient is zero to
+// rounding (the data term's through q_i . k_j vanishes with k and q, the
+// penalty's with them), while V's is not. Away from it, a planted query-key
+// pair draws row 0's weight to one position, and the summary sees it.
+TEST(CouplingModels, UniformAttentionIsStationaryInQueriesAndKeys) {
+  CouplingSpec s = spec(CouplingForm::kSoftmax, 6, 3);
+  s.heads = 2;
+  s.head_dim = 2;
+  s.fields = true;
+  s.symmetrise = true;
+  const arma::imat seqs = random_sequences(25, s.L, s.C, 31);
+  const arma::vec w = random_weights(25, 32);
+  arma::vec x = random_point(s, 33, 0.7);
+  const arma::uword per_head = 2 * s.L * s.head_dim + s.C * s.C, qk = 2 * s.L * s.head_dim;
+  for (arma::uword k = 0; k < s.heads; ++k)
+    for (arma::uword t = 0; t < qk; ++t) x(s.field_count() + k * per_head + t) = 0.0;
+  const AttentionSummary a = attention_summary(s, x);
+  EXPECT_EQ(a.query_key_rms, 0.0);
+  EXPECT_NEAR(a.largest_weight, 1.0 / double(s.L - 1), 1e-15);
+  EXPECT_EQ(a.uniform_weight, 1.0 / double(s.L - 1));
+  arma::vec g;
+  coupling_objective(s, x, seqs, w, kPenalty, &g);
+  double g_qk = 0.0, g_v = 0.0;
+  for (arma::uword k = 0; k < s.heads; ++k)
+    for (arma::uword t = 0; t < per_head; ++t) {
+      const double v = std::abs(g(s.field_count() + k * per_head + t));
+      (t < qk ? g_qk : g_v) = std::max(t < qk ? g_qk : g_v, v);
+    }
+  EXPECT_LT(g_qk, 1e-15);
+  EXPECT_GT(g_v, 1e-3);
+
+  // Head 0: q_0 = k_3 = (4, 4), so q_0 . k_3 / sqrt(2) = 32 / 1.41: row 0's
+  // weight on position 3 is 1 - O(e^-22).
+  const arma::uword base = s.field_count();
+  for (arma::uword c = 0; c < s.head_dim; ++c) {
+    x(base + c * s.L + 0) = 4.0;
+    x(base + s.L * s.head_dim + c * s.L + 3) = 4.0;
+  }
+  const AttentionSummary b = attention_summary(s, x);
+  EXPECT_GT(b.largest_weight, 1.0 - 1e-9);
+  EXPECT_NEAR(b.query_key_rms, std::sqrt(4 * 16.0 / double(s.heads * qk)), 1e-15);
+  EXPECT_THROW(attention_summary(spec(CouplingForm::kFactored, 4, 3), arma::vec(4 * 4 + 9)), StageError);
+}
+
 TEST(CouplingModels, ProfileFieldsAreTheLogFrequencies) {
   const arma::imat seqs = {{0, 1}, {0, 2}, {1, 2}};
   const arma::vec w = {1, 1, 2};

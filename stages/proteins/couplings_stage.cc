@@ -159,6 +159,12 @@ void run_proteins_couplings(Stage& st) {
   s["optimiser"] = optimiser;
   if (optimiser == "sgd")
     s["sgd"] = {{"epochs", so.epochs}, {"batch_size", so.batch_size}, {"lr0", so.lr0}, {"schedule", "cosine"}};
+  if (spec.form == CouplingForm::kSoftmax) {
+    const AttentionSummary a = attention_summary(spec, fit.x);
+    s["attention"] = {{"query_key_rms", a.query_key_rms},
+                      {"largest_weight", a.largest_weight},
+                      {"uniform_weight", a.uniform_weight}};
+  }
   s["restarts"] = rs;
   s["best_restart"] = fit.best_restart;
   s["evaluations"] = evaluations;

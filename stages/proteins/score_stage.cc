@@ -200,7 +200,7 @@ void run_proteins_score(Stage& st) {
     const auto& rs = runs[p];
     nlohmann::json pj;
     pj["runs"] = rs.size();
-    std::vector<double> losses, train_losses, curve_minima;
+    std::vector<double> losses, train_losses, curve_minima, objectives, qk_rms, largest_weights;
     for (const Run& r : rs) {
       pj["seeds"].push_back(r.seed);
       if (r.summary.contains("test_loss")) losses.push_back(r.summary.at("test_loss").get<double>());
@@ -209,6 +209,13 @@ void run_proteins_score(Stage& st) {
           train_losses.push_back(r.summary.at(k).get<double>());
           break;
         }
+      // A coupling fit's final objective, and a softmax fit's attention.
+      if (r.summary.value("model", "") == "couplings") objectives.push_back(r.summary.at("objective").get<double>());
+      if (r.summary.contains("attention")) {
+        qk_rms.push_back(r.summary.at("attention").at("query_key_rms").get<double>());
+        largest_weights.push_back(r.summary.at("attention").at("largest_weight").get<double>());
+        pj["attention_uniform_weight"] = r.summary.at("attention").at("uniform_weight");
+      }
       // The lowest test loss the learning curve passed through (overfitting
       // shows as a final loss above it).
       const std::string curves = r.key + "/curves.csv";
@@ -226,6 +233,13 @@ void run_proteins_score(Stage& st) {
     if (!losses.empty()) pj["test_loss"] = mean_of(losses);
     if (!train_losses.empty()) pj["train_loss"] = mean_of(train_losses);
     if (!curve_minima.empty()) pj["lowest_test_loss_on_curve"] = mean_of(curve_minima);
+    if (!objectives.empty()) {  // with the range over seeds (0 for one run)
+      pj["objective"] = mean_of(objectives);
+      pj["objective"]["spread"] = *std::max_element(objectives.begin(), objectives.end()) -
+                                  *std::min_element(objectives.begin(), objectives.end());
+    }
+    if (!qk_rms.empty()) pj["attention_query_key_rms"] = mean_of(qk_rms);
+    if (!largest_weights.empty()) pj["attention_largest_weight"] = mean_of(largest_weights);
     for (const auto& [name, _] : rs.front().scores) {
       // One ranking per run and separation serves every top k.
       std::map<int, std::vector<std::vector<double>>> curves_of;
@@ -392,7 +406,7 @@ void run_proteins_score(Stage& st) {
   if (!best.is_null()) s["best"] = best;
   // Optional "aliases" {name: predictor}: a predictor listed under a second
   // name, so that a small-scale run can stand in for every run the account
-  // names (the quick DAG fits three coupling models, the paper's sweep 37).
+  // names (the quick DAG fits three coupling models, the paper's sweep 41).
   for (const auto& [name, target] : aliases.items()) {
     if (!target.is_string() || !predictors.contains(target.get<std::string>()))
       throw StageError(cfg.origin() + ": aliases." + name + ": expected the name of an input predictor, got " +
