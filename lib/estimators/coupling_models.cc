@@ -474,7 +474,9 @@ double coupling_objective(const CouplingSpec& s, const arma::vec& x, const arma:
     throw StageError("coupling model (" + s.describe() + "): " + std::to_string(x.n_elem) + " parameters, expected " +
                      std::to_string(s.parameter_count()));
   const arma::uword L = s.L, C = s.C, nf = s.field_count();
-  const bool heads_path = uses_heads_path(s, path);
+  if (pen.lambda_w != 0.0 && path == CouplingPath::kHeads)
+    throw StageError("coupling model: a penalty on the couplings W needs them, not the heads path");
+  const bool heads_path = pen.lambda_w == 0.0 && uses_heads_path(s, path);
   arma::mat W, h, dW, dh;
   std::vector<Head> heads;
   std::vector<arma::mat> As, Vs, dAs, dVs;
@@ -494,6 +496,10 @@ double coupling_objective(const CouplingSpec& s, const arma::vec& x, const arma:
   } else {
     couplings_of(s, x, W, h);
     f = weighted_pl_data_term(W, h, seqs, w, grad ? &dW : nullptr, grad ? &dh : nullptr);
+    if (pen.lambda_w != 0.0) {
+      f += pen.lambda_w * sum_squares(W.memptr(), W.n_elem);
+      if (grad) dW += (2.0 * pen.lambda_w) * W;
+    }
   }
   const double* xc = x.memptr() + nf;
   // Penalty (the full form over ordered pairs: each stored block twice; the

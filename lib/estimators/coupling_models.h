@@ -25,7 +25,7 @@
 // sequence_weights; all ones: every sequence counts once):
 //
 //   loss = (1 / (L sum_mu w_mu)) sum_mu w_mu sum_i -log p(s_i^mu | s_\i^mu)
-//          + lambda_h ||h||^2 + lambda_c ||theta_c||^2
+//          + lambda_h ||h||^2 + lambda_c ||theta_c||^2 + lambda_w ||W||^2
 //
 // theta_c: the coupling parameters as packed (A and V, or q, k and V, per
 // head), except for the full form, whose penalty runs over ordered pairs
@@ -75,6 +75,12 @@ struct CouplingSpec {
 struct CouplingPenalty {
   double lambda_h = 0.0;  // on the fields
   double lambda_c = 0.0;  // on the coupling parameters
+  // On the couplings W themselves (every ordered pair's block, the
+  // Frobenius norm squared): a penalty on what the model predicts with
+  // rather than on its factors, as the observation's public implementation
+  // regularises its attention model (there the norm, unsquared). Computed
+  // through W (CouplingPath::kHeads is refused with it).
+  double lambda_w = 0.0;
 };
 
 // Couplings W (LC x LC, zero diagonal blocks) and fields h (C x L; zero

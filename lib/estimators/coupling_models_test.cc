@@ -106,6 +106,32 @@ TEST(CouplingModels, SoftmaxFormGradient) {
   }
 }
 
+// A penalty on the couplings W: the gradient of every form against finite
+// differences, the penalty's value lambda_w ||W||^2 on top of the objective
+// without it, and the heads path refused (it never forms W).
+TEST(CouplingModels, CouplingsPenaltyGradientAndValue) {
+  CouplingPenalty pen = kPenalty;
+  pen.lambda_w = 0.07;
+  for (CouplingForm form : {CouplingForm::kFull, CouplingForm::kFactored, CouplingForm::kSoftmax}) {
+    CouplingSpec s = spec(form, 5, 3);
+    s.fields = true;
+    if (form != CouplingForm::kFull) s.heads = 2;
+    if (form == CouplingForm::kSoftmax) s.head_dim = 2, s.symmetrise = true;
+    const arma::imat seqs = random_sequences(15, s.L, s.C, 41);
+    const arma::vec w = random_weights(15, 42), x = random_point(s, 43, 0.6);
+    EXPECT_LT(gradient_error(s, x, seqs, w, pen), 1e-6) << s.describe();
+    arma::mat W, h;
+    couplings_of(s, x, W, h);
+    const double with = coupling_objective(s, x, seqs, w, pen, nullptr);
+    const double without = coupling_objective(s, x, seqs, w, kPenalty, nullptr, CouplingPath::kCouplings);
+    EXPECT_NEAR(with - without, pen.lambda_w * arma::accu(W % W), 1e-12) << s.describe();
+  }
+  CouplingSpec s = spec(CouplingForm::kFactored, 4, 3);
+  EXPECT_THROW(coupling_objective(s, random_point(s, 44, 0.5), random_sequences(5, 4, 3, 45), random_weights(5, 46),
+                                  pen, nullptr, CouplingPath::kHeads),
+               StageError);
+}
+
 // The heads path (no W) against the couplings path: the same objective and
 // gradient to rounding for every factored form it serves (both forms,
 // values full or of low rank, fields, weights, a zero weight), and its

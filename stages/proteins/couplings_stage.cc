@@ -41,6 +41,7 @@ void run_proteins_couplings(Stage& st) {
   CouplingPenalty pen;
   pen.lambda_h = cfg.number("lambda_h", 0.0, 1e6);
   pen.lambda_c = cfg.number("lambda_c", 0.0, 1e6);
+  pen.lambda_w = cfg.has("lambda_w") ? cfg.number("lambda_w", 0.0, 1e6) : 0.0;
   CouplingInit init;
   int restarts = 1;
   if (spec.form != CouplingForm::kFull) {
@@ -152,6 +153,7 @@ void run_proteins_couplings(Stage& st) {
   s["parameters"] = spec.parameter_count();
   s["lambda_h"] = pen.lambda_h;
   s["lambda_c"] = pen.lambda_c;
+  if (pen.lambda_w != 0.0) s["lambda_w"] = pen.lambda_w;
   s["train_loss"] = train_loss;
   s["test_loss"] = test_loss;
   s["test_loss_held_out"] = fit_on == "train";

@@ -47,8 +47,9 @@ PROTEIN_RUNS = {
 #    dimension 16, values of rank 16, couplings symmetrised;
 #  * the same with 300 L-BFGS iterations for 60 ("softmax_long"), a
 #    follow-up outside claim P4's configurations, which were fixed first,
-#    and an exploration chosen after it: queries and keys started 10 times
-#    larger ("softmax_wide", one seed);
+#    and two explorations chosen after it (one seed each): queries and
+#    keys started 10 times larger ("softmax_wide"), and the penalty on the
+#    couplings W rather than on queries, keys and values ("softmax_penw");
 #  * the weighted PLM (the full model), the reference of claims P3 and P4;
 #  * ablations on the training sequences, from the single-head model as the
 #    synthetic protocol trains it (SGD, no fields, weights or penalty), one
@@ -59,7 +60,7 @@ COUPLING_RUNS = {
     "paper": dict(
         [("plm", [0]), ("heldout_plm", [0])] +
         [("factored_h%d" % h, [1, 2, 3]) for h in HEADS] +
-        [("softmax_h32", [1, 2, 3]), ("softmax_long_h32", [1, 2, 3]), ("softmax_wide_h32", [1])] +
+        [("softmax_h32", [1, 2, 3]), ("softmax_long_h32", [1, 2, 3]), ("softmax_wide_h32", [1]), ("softmax_penw_h32", [1])] +
         [("heldout_factored_h%d" % h, [1]) for h in HEADS] +
         [("heldout_softmax_h32", [1]), ("heldout_softmax_long_h32", [1])] +
         [("ablation_" + a, [1, 2, 3]) for a in ["sgd", "sgd_fields", "sgd_weights", "sgd_penalty", "lbfgs"]],

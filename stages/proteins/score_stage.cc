@@ -281,7 +281,7 @@ void run_proteins_score(Stage& st) {
     // A coupling model's form, size and fit (the couplings stage's summary).
     if (is_coupling_model(p))
       for (const char* k : {"description", "form", "heads", "head_dim", "value_rank", "fields", "symmetrise", "weights",
-                            "fit_on", "fit_sequences", "parameters", "lambda_h", "lambda_c", "optimiser",
+                            "fit_on", "fit_sequences", "parameters", "lambda_h", "lambda_c", "lambda_w", "optimiser",
                             "test_loss_held_out"})
         if (rs.front().summary.contains(k)) pj[k] = rs.front().summary.at(k);
     predictors[p] = pj;
@@ -406,7 +406,7 @@ void run_proteins_score(Stage& st) {
   if (!best.is_null()) s["best"] = best;
   // Optional "aliases" {name: predictor}: a predictor listed under a second
   // name, so that a small-scale run can stand in for every run the account
-  // names (the quick DAG fits three coupling models, the paper's sweep 42).
+  // names (the quick DAG fits three coupling models, the paper's sweep 43).
   for (const auto& [name, target] : aliases.items()) {
     if (!target.is_string() || !predictors.contains(target.get<std::string>()))
       throw StageError(cfg.origin() + ": aliases." + name + ": expected the name of an input predictor, got " +
