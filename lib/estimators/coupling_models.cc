@@ -202,6 +202,14 @@ void check_data(const arma::imat& s, const arma::vec& w, arma::uword L, arma::uw
     throw StageError("coupling model: weights must be finite, non-negative and not all zero");
 }
 
+// A consistent specification and a packed point of its size.
+void check_point(const CouplingSpec& s, const arma::vec& x) {
+  s.check();
+  if (x.n_elem != s.parameter_count())
+    throw StageError("coupling model (" + s.describe() + "): " + std::to_string(x.n_elem) + " parameters, expected " +
+                     std::to_string(s.parameter_count()));
+}
+
 }  // namespace
 
 std::string to_string(CouplingForm f) {
@@ -251,10 +259,7 @@ std::string CouplingSpec::describe() const {
 }
 
 void couplings_of(const CouplingSpec& s, const arma::vec& x, arma::mat& W, arma::mat& h) {
-  s.check();
-  if (x.n_elem != s.parameter_count())
-    throw StageError("coupling model (" + s.describe() + "): " + std::to_string(x.n_elem) + " parameters, expected " +
-                     std::to_string(s.parameter_count()));
+  check_point(s, x);
   const arma::uword L = s.L, C = s.C;
   h.zeros(C, L);
   if (s.fields) h = arma::mat(x.memptr(), C, L);
@@ -284,9 +289,7 @@ void couplings_of(const CouplingSpec& s, const arma::vec& x, arma::mat& W, arma:
 
 AttentionSummary attention_summary(const CouplingSpec& s, const arma::vec& x) {
   if (s.form != CouplingForm::kSoftmax) throw StageError("attention_summary: the softmax form only, got " + s.describe());
-  if (x.n_elem != s.parameter_count())
-    throw StageError("coupling model (" + s.describe() + "): " + std::to_string(x.n_elem) + " parameters, expected " +
-                     std::to_string(s.parameter_count()));
+  check_point(s, x);
   const HeadLayout lay = head_layout(s);
   const double* p = x.memptr() + s.field_count();
   AttentionSummary a;
@@ -460,8 +463,12 @@ double weighted_pl_data_term(const arma::mat& W, const arma::mat& h, const arma:
   return loss * norm;
 }
 
-static bool uses_heads_path(const CouplingSpec& s, CouplingPath path) {
-  if (s.form == CouplingForm::kFull || s.symmetrise) return false;
+// The heads path never forms W: not for the full form, symmetrised
+// couplings or a penalty on W (lambda_w), which it refuses if asked.
+static bool uses_heads_path(const CouplingSpec& s, CouplingPath path, const CouplingPenalty& pen) {
+  if (pen.lambda_w != 0.0 && path == CouplingPath::kHeads)
+    throw StageError("coupling model: a penalty on the couplings W needs them, not the heads path");
+  if (s.form == CouplingForm::kFull || s.symmetrise || pen.lambda_w != 0.0) return false;
   if (path == CouplingPath::kCouplings) return false;
   if (path == CouplingPath::kHeads) return true;
   return s.heads <= kHeadsPathMaxHeads;
@@ -469,14 +476,9 @@ static bool uses_heads_path(const CouplingSpec& s, CouplingPath path) {
 
 double coupling_objective(const CouplingSpec& s, const arma::vec& x, const arma::imat& seqs, const arma::vec& w,
                           const CouplingPenalty& pen, arma::vec* grad, CouplingPath path) {
-  s.check();
-  if (x.n_elem != s.parameter_count())
-    throw StageError("coupling model (" + s.describe() + "): " + std::to_string(x.n_elem) + " parameters, expected " +
-                     std::to_string(s.parameter_count()));
+  check_point(s, x);
   const arma::uword L = s.L, C = s.C, nf = s.field_count();
-  if (pen.lambda_w != 0.0 && path == CouplingPath::kHeads)
-    throw StageError("coupling model: a penalty on the couplings W needs them, not the heads path");
-  const bool heads_path = pen.lambda_w == 0.0 && uses_heads_path(s, path);
+  const bool heads_path = uses_heads_path(s, path, pen);
   arma::mat W, h, dW, dh;
   std::vector<Head> heads;
   std::vector<arma::mat> As, Vs, dAs, dVs;
