@@ -31,7 +31,7 @@ const std::map<std::string, std::map<std::string, Verdict>> kStated = {
     {"h30",
      {{"1a", H}, {"1b", H}, {"1c", H}, {"2a", U}, {"2b", H}, {"3a", U}, {"3b", H}, {"5a", N}, {"5b", N}, {"5c", N}}},
     {"gaussian", {{"4a", H}, {"4b", H}, {"4c", H}, {"4d", H}}},
-    {"proteins", {{"P1", H}, {"P2", H}, {"P3", N}, {"P4", U}}},
+    {"proteins", {{"P1", H}, {"P2", H}, {"P3", N}, {"P4", U}, {"P4b", U}}},
 };
 
 nlohmann::json load(const std::string& path) { return nlohmann::json::parse(read_text(path)); }
@@ -83,7 +83,7 @@ TEST(PaperClaims, GaussianModelClaimsAreTheStatedOnes) {
   }
 }
 
-// Claims P1-P4 on the real family, from the proteins score stage: P3 and P4
+// Claims P1-P4 and P4b on the real family, from the proteins score stage: P3 and P4
 // compare the predictors the committed claims summary names (the heads
 // sweep's single-head coupling model, its configurations, the weighted PLM).
 TEST(PaperClaims, ProteinClaimsAreTheStatedOnes) {
@@ -95,19 +95,29 @@ TEST(PaperClaims, ProteinClaimsAreTheStatedOnes) {
   claims::ProteinKeys keys;
   keys.p3_factored = ph.at("p3_factored").get<std::string>();
   keys.plm = ph.at("plm").get<std::string>();
-  std::vector<claims::HeadsConfiguration> configs;
-  for (const auto& c : ph.at("configurations"))
-    configs.push_back({c.at("key").get<std::string>(), c.at("heads").get<int>(), c.at("paper_form").get<bool>()});
+  auto configurations = [](const nlohmann::json& list) {
+    std::vector<claims::HeadsConfiguration> out;
+    for (const auto& c : list)
+      out.push_back({c.at("key").get<std::string>(), c.at("heads").get<int>(), c.at("paper_form").get<bool>()});
+    return out;
+  };
   auto cells = claims::protein_claims(score, margin, keys);
-  const claims::HeadsClaim p4 = claims::heads_claim(score, keys.plm, configs, margin);
-  cells.push_back(p4.cell);
-  ASSERT_EQ(cells.size(), 4u);
+  std::vector<claims::HeadsClaim> heads = {claims::heads_claim(score, keys.plm, configurations(ph.at("configurations")), margin)};
+  // P4's follow-up (every configuration at one iteration budget).
+  ASSERT_TRUE(ph.contains("followup")) << "the committed claims ran without the heads sweep's follow-up";
+  const nlohmann::json& fu = ph.at("followup");
+  heads.push_back(claims::heads_claim(score, keys.plm, configurations(fu.at("configurations")), margin,
+                                      {fu.at("id").get<std::string>(), fu.at("statement").get<std::string>()}));
+  for (const auto& h : heads) cells.push_back(h.cell);
+  ASSERT_EQ(cells.size(), kStated.at("proteins").size());
   for (const auto& c : cells) {
     std::printf("proteins %s %-14s %s\n", c.id.c_str(), claims::to_string(c.verdict), c.number.c_str());
+    ASSERT_TRUE(kStated.at("proteins").count(c.id)) << "claim " << c.id << " has no stated verdict";
     EXPECT_EQ(c.verdict, kStated.at("proteins").at(c.id)) << "claim " << c.id << ": " << c.number;
     EXPECT_EQ(committed["proteins"][c.id]["verdict"].get<std::string>(), claims::to_string(c.verdict)) << c.id;
   }
-  EXPECT_EQ(committed["proteins"]["P4"]["smallest_heads"].get<int>(), p4.smallest_heads);
+  for (const auto& h : heads)
+    EXPECT_EQ(committed["proteins"][h.cell.id]["smallest_heads"].get<int>(), h.smallest_heads) << h.cell.id;
 }
 
 // Figure 2d's a = 0 point is factored attention: for every seed, the

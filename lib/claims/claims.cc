@@ -590,8 +590,10 @@ std::vector<Cell> protein_claims(const nlohmann::json& score, double margin, con
 }
 
 HeadsClaim heads_claim(const nlohmann::json& score, const std::string& plm_key,
-                       const std::vector<HeadsConfiguration>& configurations, double margin) {
-  if (configurations.empty()) throw StageError("claims: P4 needs at least one configuration of the heads sweep");
+                       const std::vector<HeadsConfiguration>& configurations, double margin,
+                       const HeadsLabel& label) {
+  if (configurations.empty())
+    throw StageError("claims: " + label.id + " needs at least one configuration of the heads sweep");
   const Top plm = top_l(score, plm_key);
   const double zk = t_critical(0, kLevel / double(configurations.size())), z = t_critical(0, kLevel);
   HeadsClaim out;
@@ -627,10 +629,7 @@ HeadsClaim heads_claim(const nlohmann::json& score, const std::string& plm_key,
                 "z_k·s.e. (z_k = %.3f, 5 %% Bonferroni-corrected), does not hold if every one has d + %.2f < "
                 "−z·s.e. (z = %.3f), undecided otherwise",
                 margin, configurations.size(), margin, zk, margin, z);
-  out.cell = make_cell("P4", "on a real family, with enough heads, factored attention predicts contacts as well as "
-                             "the pseudo-likelihood model (top-L precision)",
-                       Estimate{d[best], se[best], 0, kProteinBasis}, v, number,
-                       rule);
+  out.cell = make_cell(label.id, label.statement, Estimate{d[best], se[best], 0, kProteinBasis}, v, number, rule);
   return out;
 }
 

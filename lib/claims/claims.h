@@ -136,8 +136,18 @@ struct HeadsClaim {
   int smallest_heads = 0;
   nlohmann::json configurations;  // per configuration: key, heads, d, se, status
 };
+// The claim's id and statement: P4's by default; a second look at the same
+// claim with other fits of the configurations (a follow-up, its rule the
+// same) names its own.
+struct HeadsLabel {
+  std::string id = "P4";
+  std::string statement =
+      "on a real family, with enough heads, factored attention predicts contacts as well as the pseudo-likelihood "
+      "model (top-L precision)";
+};
 HeadsClaim heads_claim(const nlohmann::json& score, const std::string& plm_key,
-                       const std::vector<HeadsConfiguration>& configurations, double margin);
+                       const std::vector<HeadsConfiguration>& configurations, double margin,
+                       const HeadsLabel& label = {});
 
 nlohmann::json to_json(const Cell& c);
 

@@ -279,6 +279,13 @@ TEST(ProteinClaims, HeadsClaimSwitchesWhereTheRuleSays) {
   EXPECT_EQ(c.smallest_heads, 0);
   // A missing predictor is a clear error.
   EXPECT_THROW(heads_claim(score_of(0.3, 0.3, 0.4), "plm", {{"h64", 64, true}}, 0.1), StageError);
+  // P4 by default; a follow-up names its own id and statement, same verdict.
+  EXPECT_EQ(c.cell.id, "P4");
+  const HeadsClaim f = heads_claim(score_of(0.30, 0.36, 0.40), "plm", mixed, 0.1, {"P4b", "a follow-up"});
+  EXPECT_EQ(f.cell.id, "P4b");
+  EXPECT_EQ(f.cell.statement, "a follow-up");
+  EXPECT_EQ(f.cell.verdict, c.cell.verdict);
+  EXPECT_EQ(f.cell.number, c.cell.number);
 }
 
 // P3 compares the predictors its keys name (the heads sweep's single-head

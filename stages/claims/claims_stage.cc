@@ -24,25 +24,42 @@ void run_claims(Stage& st) {
   // The heads sweep on the real family (claims P3 and P4), when configured:
   // which predictors of the score summary P3 compares, and the sweep's
   // configurations with their H and form.
+  // Optionally a follow-up ("protein_heads_followup"): P4's rule under an id
+  // and statement of its own, over other fits of the configurations.
   claims::ProteinKeys protein_keys;
-  std::vector<claims::HeadsConfiguration> heads_sweep;
+  std::vector<claims::HeadsConfiguration> heads_sweep, followup;
+  claims::HeadsLabel followup_label;
+  auto read_configurations = [&](Config& c, const std::string& where) {
+    const auto keys = c.strings("configurations");
+    const auto heads = c.integers("heads", 1, 4096);
+    const auto forms = c.strings("forms");
+    if (keys.empty() || heads.size() != keys.size() || forms.size() != keys.size())
+      throw StageError(cfg.origin() + ": " + where + ": expected 'configurations', 'heads' and 'forms' of one "
+                       "non-zero length (one entry per configuration of the heads sweep)");
+    std::vector<claims::HeadsConfiguration> out;
+    for (std::size_t k = 0; k < keys.size(); ++k) {
+      if (forms[k] != "factored" && forms[k] != "softmax")
+        throw StageError(cfg.origin() + ": " + where + ".forms[" + std::to_string(k) + "]: expected \"factored\" or "
+                         "\"softmax\", got \"" + forms[k] + "\"");
+      out.push_back({keys[k], int(heads[k]), forms[k] == "factored"});
+    }
+    return out;
+  };
   if (cfg.has("protein_heads")) {
     Config ph = cfg.section("protein_heads");
     protein_keys.p3_factored = ph.string("p3_factored");
     protein_keys.plm = ph.string("plm");
-    const auto keys = ph.strings("configurations");
-    const auto heads = ph.integers("heads", 1, 4096);
-    const auto forms = ph.strings("forms");
+    heads_sweep = read_configurations(ph, "protein_heads");
     ph.finish();
-    if (keys.empty() || heads.size() != keys.size() || forms.size() != keys.size())
-      throw StageError(cfg.origin() + ": protein_heads: expected 'configurations', 'heads' and 'forms' of one "
-                       "non-zero length (one entry per configuration of the heads sweep)");
-    for (std::size_t k = 0; k < keys.size(); ++k) {
-      if (forms[k] != "factored" && forms[k] != "softmax")
-        throw StageError(cfg.origin() + ": protein_heads.forms[" + std::to_string(k) + "]: expected \"factored\" or "
-                         "\"softmax\", got \"" + forms[k] + "\"");
-      heads_sweep.push_back({keys[k], int(heads[k]), forms[k] == "factored"});
-    }
+  }
+  if (cfg.has("protein_heads_followup")) {
+    if (heads_sweep.empty())
+      throw StageError(cfg.origin() + ": protein_heads_followup: expected 'protein_heads' beside it (its PLM)");
+    Config pf = cfg.section("protein_heads_followup");
+    followup_label.id = pf.string("id");
+    followup_label.statement = pf.string("statement");
+    followup = read_configurations(pf, "protein_heads_followup");
+    pf.finish();
   }
   cfg.finish();
 
@@ -108,15 +125,24 @@ void run_claims(Stage& st) {
       s["proteins"][c.id] = claims::to_json(c);
       add_row("proteins", c);
     }
-    if (!heads_sweep.empty()) {
-      const claims::HeadsClaim h = claims::heads_claim(score, protein_keys.plm, heads_sweep, protein_margin);
+    auto heads_row = [&](const std::vector<claims::HeadsConfiguration>& configs, const claims::HeadsLabel& label) {
+      const claims::HeadsClaim h = claims::heads_claim(score, protein_keys.plm, configs, protein_margin, label);
       s["proteins"][h.cell.id] = claims::to_json(h.cell);
       s["proteins"][h.cell.id]["smallest_heads"] = h.smallest_heads;
       s["proteins"][h.cell.id]["configurations"] = h.configurations;
       add_row("proteins", h.cell);
       nlohmann::json cs = nlohmann::json::array();
-      for (const auto& c : heads_sweep) cs.push_back({{"key", c.key}, {"heads", c.heads}, {"paper_form", c.paper_form}});
-      s["protein_heads"] = {{"p3_factored", protein_keys.p3_factored}, {"plm", protein_keys.plm}, {"configurations", cs}};
+      for (const auto& c : configs) cs.push_back({{"key", c.key}, {"heads", c.heads}, {"paper_form", c.paper_form}});
+      return cs;
+    };
+    if (!heads_sweep.empty()) {
+      s["protein_heads"] = {{"p3_factored", protein_keys.p3_factored},
+                            {"plm", protein_keys.plm},
+                            {"configurations", heads_row(heads_sweep, {})}};
+      if (!followup.empty())
+        s["protein_heads"]["followup"] = {{"id", followup_label.id},
+                                          {"statement", followup_label.statement},
+                                          {"configurations", heads_row(followup, followup_label)}};
     }
     s["protein_parity_margin"] = protein_margin;
   }
