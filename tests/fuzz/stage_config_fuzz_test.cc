@@ -36,6 +36,16 @@ void fuzz_stage(const std::string& stage, const std::string& corpus, MainFn main
     args.push_back("--in");
     args.push_back(key + "=" + work + "/inputs/" + key);
   }
+  // The base passes the configuration schema: unmutated, the stage may stop
+  // at its first missing input, never at its configuration (whose errors
+  // name config.json); a stale corpus would fuzz little past its first key.
+  write_file(work + "/config.json", config);
+  try {
+    stage_case(main_fn, args);
+  } catch (const StageError& e) {
+    ASSERT_EQ(std::string(e.what()).find("config.json"), std::string::npos)
+        << dir << "/config.json no longer fits the stage's configuration: " << e.what();
+  }
   Mutator mut(seed);
   Tally t{"config_" + corpus};
   for (int i = 0; i < kCases; ++i) {
