@@ -39,19 +39,22 @@ def built(p):
 for stage, path in [("sample", "stages/sample/configs/quick.json"),
                     ("train", "stages/train/configs/quick_factored.json"),
                     ("train_vanilla", "stages/train/configs/quick_vanilla3.json"),
-                    ("gaussian_model", "stages/gaussian_sim/configs/model_quick.json"),
-                    ("gaussian_simulate", "stages/gaussian_sim/configs/chunk0.json"),
                     ("gaussian_merge", "stages/gaussian_sim/configs/merge.json"),
                     ("replica", "stages/replica/configs/quick.json"),
-                    ("potts_alpha_plan", "stages/potts_alpha/configs/quick.json"),
-                    ("potts_alpha_fit", "stages/potts_alpha/configs/chunk0.json"),
                     ("potts_alpha_merge", "stages/potts_alpha/configs/merge.json"),
                     ("diversity_fit", "stages/diversity/configs/fit_quick.json"),
-                    ("diversity_merge", "stages/diversity/configs/merge_quick.json"),
-                    ("claims", "stages/claims/config.json"),
+                    ("claims", "stages/claims/quick_config.json"),
                     ("figures", "stages/figures/configs/fig2a.json"),
                     ("figures_heatmaps", "stages/figures/configs/fig2c.json")]:
     put("config_" + stage, "config.json", src(path))
+# Configurations the build writes (tools/sweep.bzl: a plan's chunk count,
+# each chunk's index; the diversity merge's list of points).
+for stage, path in [("gaussian_model", "stages/gaussian_sim/configs/quick_model_config.json"),
+                    ("gaussian_simulate", "stages/gaussian_sim/configs/quick_chunk_0_config.json"),
+                    ("potts_alpha_plan", "stages/potts_alpha/configs/quick_plan_config.json"),
+                    ("potts_alpha_fit", "stages/potts_alpha/configs/quick_chunk_0_config.json"),
+                    ("diversity_merge", "stages/diversity/configs/merge_quick.json")]:
+    put("config_" + stage, "config.json", built(path))
 put("config_perturb", "config.json", built("stages/perturb/configs/quick_a0.05.json"))
 put("config_perturb_merge", "config.json", built("stages/perturb/configs/quick_merge.json"))
 put("config_train_merge", "config.json", built("stages/train/configs/quick_merge.json"))
@@ -81,6 +84,8 @@ put("merge_potts_alpha", "config.json", src("stages/potts_alpha/configs/merge.js
 plan = json.loads(built("stages/potts_alpha/quick_plan/summary.json"))
 plan["M_grid"] = plan["M_grid"][:3]
 plan["realisations"] = 2
+if "realisations_by_M" in plan:  # one count per M of the grid
+    plan["realisations_by_M"] = [2] * len(plan["M_grid"])
 put("merge_potts_alpha", "inputs/plan/summary.json", plan)
 for c in range(plan["chunks"]):
     rows = list(csv.reader(io.StringIO(built("stages/potts_alpha/quick_chunk_%d/realisations.csv" % c))))
@@ -104,7 +109,7 @@ for c in range(2):
     put("merge_gaussian", "inputs/chunk%d/realisations.csv" % c,
         "".join(",".join(r) + "\n" for r in [header] + rows[c::2]))
 
-put("merge_diversity", "config.json", src("stages/diversity/configs/merge_quick.json"))
+put("merge_diversity", "config.json", built("stages/diversity/configs/merge_quick.json"))
 for k, h in enumerate((85, 60, 35)):
     put("merge_diversity", "inputs/p%d/summary.json" % k, built("stages/diversity/quick_fit_gaussian_%d/summary.json" % h))
 print("corpus written to", out)
