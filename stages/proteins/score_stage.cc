@@ -406,7 +406,7 @@ void run_proteins_score(Stage& st) {
   if (!best.is_null()) s["best"] = best;
   // Optional "aliases" {name: predictor}: a predictor listed under a second
   // name, so that a small-scale run can stand in for every run the account
-  // names (the quick DAG fits three coupling models, the paper's sweep 43).
+  // names (the quick DAG fits three coupling models, the paper's sweep many).
   for (const auto& [name, target] : aliases.items()) {
     if (!target.is_string() || !predictors.contains(target.get<std::string>()))
       throw StageError(cfg.origin() + ": aliases." + name + ": expected the name of an input predictor, got " +
