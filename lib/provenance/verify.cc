@@ -138,7 +138,7 @@ class Verifier {
  private:
   std::string bazel(const std::string& command, const std::vector<std::string>& args);
   void resolve(const std::string& target, std::vector<std::string>& order, std::set<std::string>& seen);
-  std::string input_source(const std::string& target, const std::string& key, bool rebuilt_only);
+  std::string input_source(const std::string& target, const std::string& key);
   Outcome run_stage(const std::string& target, std::size_t index);
 
   VerifyOptions o_;
@@ -147,6 +147,7 @@ class Verifier {
   std::map<std::string, std::string> producer_;           // execroot output path -> target
   std::map<std::string, std::vector<std::string>> argv_;  // target -> the tree's Stage command
   std::map<std::string, Outcome> done_;
+  std::map<std::string, std::string> found_;              // "path sha256" -> a file with those bytes
   std::string execroot_, scratch_;
 };
 
@@ -155,8 +156,9 @@ std::string Verifier::bazel(const std::string& command, const std::vector<std::s
   // no Stage action runs through Bazel here.
   std::vector<std::string> a = {o_.workspace + "/tools/bazel", "--output_base=" + o_.output_base, command};
   if (command == "build" || command == "aquery")
+    // No convenience symlinks: the workspace's bazel-out stays the user's.
     a.insert(a.end(), {"--remote_cache=", "--remote_executor=", "--disk_cache=" + o_.compile_cache,
-                       "--define=stage_code_version=off"});
+                       "--define=stage_code_version=off", "--symlink_prefix=/"});
   a.push_back("--noshow_progress");
   a.insert(a.end(), args.begin(), args.end());
   return run_command("cd " + shell_quoted(o_.workspace) + " && " + join_quoted(a) + " 2>" +
@@ -167,7 +169,7 @@ std::string Verifier::bazel(const std::string& command, const std::vector<std::s
 // Where the bytes of an input of `target` come from, checked against the
 // SHA-256 its record holds: the source tree, results/, the user's build
 // tree (bazel-out), or the upstream stage rebuilt here. "" when none has them.
-std::string Verifier::input_source(const std::string& target, const std::string& key, bool rebuilt_only) {
+std::string Verifier::input_source(const std::string& target, const std::string& key) {
   const auto& in = recs_.at(target).record["inputs"][key];
   const std::string path = in.at("path"), sha = in.at("sha256");
   auto p = producer_.find(path);
@@ -175,11 +177,11 @@ std::string Verifier::input_source(const std::string& target, const std::string&
     auto d = done_.find(p->second);
     if (d != done_.end() && d->second.kind == Outcome::Equal) return d->second.outputs.at(path);
   }
-  if (rebuilt_only) return "";
+  if (auto f = found_.find(path + " " + sha); f != found_.end()) return f->second;
   for (const std::string& c : {path.rfind("bazel-out/", 0) == 0 ? std::string() : o_.workspace + "/" + path,
                                results_by_sha_.count(sha) ? results_by_sha_.at(sha) : std::string(),
                                o_.workspace + "/" + path})
-    if (!c.empty() && fs::is_regular_file(c) && sha256_file(c) == sha) return c;
+    if (!c.empty() && fs::is_regular_file(c) && sha256_file(c) == sha) return found_[path + " " + sha] = c;
   return "";
 }
 
@@ -188,7 +190,7 @@ std::string Verifier::input_source(const std::string& target, const std::string&
 void Verifier::resolve(const std::string& target, std::vector<std::string>& order, std::set<std::string>& seen) {
   if (!seen.insert(target).second) return;
   for (const auto& [key, in] : recs_.at(target).record["inputs"].items()) {
-    if (!input_source(target, key, false).empty()) continue;
+    if (!input_source(target, key).empty()) continue;
     auto p = producer_.find(in.at("path").get<std::string>());
     if (p != producer_.end()) resolve(p->second, order, seen);
   }
@@ -259,7 +261,7 @@ Outcome Verifier::run_stage(const std::string& target, std::size_t index) {
   }
   link_file(config_src, dir + "/" + config);
   for (const auto& [key, path] : a.pairs("--in")) {
-    const std::string src = input_source(target, key, false);
+    const std::string src = input_source(target, key);
     if (src.empty()) {
       out.kind = Outcome::Failed;
       out.detail = "input " + key + " (" + path + "): no file with the recorded SHA-256 in the tree, results/ or bazel-out, and its stage did not reproduce it";

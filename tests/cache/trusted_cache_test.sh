@@ -134,6 +134,30 @@ client_rc() {  # client_rc USER PASS TRUSTSTORE
 }
 puts() { grep -c '"PUT ' "$cache/.server/access.log" || true; }
 
+# Credentials never on a command line: tools/bazel refuses them in
+# POTTS_CACHE_URL (it would append them to Bazel's arguments) and in flags,
+# before any Bazel starts, and warns about a rc file others can read.
+client_side() {  # client_side LOG ENV... -- ARGS...: tools/bazel in the copy; sets rc
+  local log=$1 envs=()
+  shift
+  while [[ $1 != -- ]]; do envs+=("$1"); shift; done
+  shift
+  set +e
+  (cd "$src" && env HOME="$work/home" "${OUTER_ENV[@]}" "${envs[@]}" tools/bazel --batch \
+    --output_user_root="$work/user_root" --output_base="$work/ob_refused" "$@") >"$log" 2>&1
+  rc=$?
+  set -e
+}
+client_side "$work/refuse1.log" POTTS_CACHE_URL="https://alice:$R_PASS@127.0.0.1:$port" -- build --config=shared-cache //stages/sample:quick
+[[ $rc -ne 0 ]] && grep -q 'POTTS_CACHE_URL holds credentials' "$work/refuse1.log" ||
+  fail "a credential in POTTS_CACHE_URL was not refused: $(cat "$work/refuse1.log")"
+grep -qF "$R_PASS" "$work/refuse1.log" && fail "the refusal printed the password"
+client_side "$work/refuse2.log" -- build --config=shared-cache "--remote_cache=https://alice:$R_PASS@127.0.0.1:$port" //stages/sample:quick
+[[ $rc -ne 0 ]] && grep -q 'credential on the command line' "$work/refuse2.log" ||
+  fail "a credential in --remote_cache on the command line was not refused: $(cat "$work/refuse2.log")"
+[[ ! -d $work/ob_refused ]] || fail "Bazel started although tools/bazel refused the credential"
+echo "tools/bazel refuses a credential in POTTS_CACHE_URL and on the command line, before Bazel starts"
+
 # 2. The writer (CI): both Stage actions run and are uploaded.
 client_rc ci "$W_PASS" "$work/tls/trust.p12"
 nested_build 2 "$src" "$work/ob_ci" shared-cache-writer outer
@@ -146,6 +170,10 @@ echo "build 2 (writer, TLS): both Stage actions ran; $(puts) PUTs"
 
 # 3. A member: reader's credential, new output base, no disk cache.
 client_rc alice "$R_PASS" "$work/tls/trust.p12"
+chmod 644 "$src/user.bazelrc"
+client_side "$work/warn.log" -- version
+grep -q 'readable by others (mode 644)' "$work/warn.log" || fail "no warning about a user.bazelrc with a credential that others can read"
+chmod 600 "$src/user.bazelrc"
 before=$(puts)
 nested_build 3 "$src" "$work/ob_member" shared-cache none
 [[ $rc -eq 0 ]] || { tail -30 "$work/log3" >&2; fail "build 3 (reader) exited $rc; log above"; }

@@ -1,0 +1,196 @@
+#!/usr/bin/env bash
+# CCMpred against the project's weighted pseudo-likelihood fit (the couplings
+# stage, cm_plm.json), side by side in one run: the same sequences, one core
+# each (both pinned to the same core, one after the other), interleaved over
+# ROUNDS rounds (the order alternates by round). Families: Ras (PF00071) on
+# its 799 training sequences (cm_heldout_plm.json) and on all 999
+# (cm_plm.json), and CCMpred's own example 1atzA (3068 sequences, 75 columns;
+# no structure here: time and memory only), prepared by the prepare stage.
+# Reports CPU (user + system), wall time, objective evaluations (the PLM) or
+# iterations (CCMpred) and peak resident memory as min / median / max, the
+# ratio of the medians, and for Ras the top-L, L/2 and L/5 precision of both,
+# scored by the project's own code against the same contacts.
+#   tools/bazel run //bench/proteins:ccmpred_compare [-- --rounds N] [--json FILE] [--doc FILE]
+# --doc FILE replaces the table between the markers "<!-- ccmpred_compare:
+# begin -->" and "<!-- ccmpred_compare: end -->" of FILE (docs/performance.md).
+# CCMpred: CCMPRED=/path/to/ccmpred, or built once from ../shared/peers
+# (beside the clone) into ~/.cache/potts_attention_peers. Run it on an
+# otherwise idle machine: the times are what it measures.
+set -euo pipefail
+
+rounds=3
+json=""
+doc=""
+core=0
+die() { echo "ccmpred_compare: $*" >&2; exit 1; }
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --rounds) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || die "--rounds: expected a positive whole number"; rounds=$2; shift 2 ;;
+    --json) json=$2; shift 2 ;;
+    --doc) doc=$2; shift 2 ;;
+    --core) core=$2; shift 2 ;;
+    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) die "unknown argument '$1' (--help)" ;;
+  esac
+done
+here=${BUILD_WORKING_DIRECTORY:-$PWD}
+[[ -z $json || $json = /* ]] || json="$here/$json"
+[[ -z $doc || $doc = /* ]] || doc="$here/$doc"
+[[ -z $doc || -f $doc ]] || die "--doc $doc: no such file"
+command -v taskset >/dev/null || die "taskset (util-linux) not found"
+[[ -x /usr/bin/time ]] || die "/usr/bin/time not found (Debian's package 'time')"
+
+runfiles="${RUNFILES_DIR:-$0.runfiles}/potts_attention"
+stages="$runfiles/stages/proteins"
+ras="$stages/paper_pf00071"
+tool="$runfiles/bench/proteins/family_tool"
+for f in train.h5 test.h5 train.aln columns.csv contacts.csv summary.json; do
+  [[ -f $ras/$f ]] || die "$ras/$f missing (the prepare stage's output)"
+done
+
+ccm_desc="CCMpred from CCMPRED=${CCMPRED:-}"
+if [[ -z ${CCMPRED:-} ]]; then
+  cache="${XDG_CACHE_HOME:-$HOME/.cache}/potts_attention_peers/ccmpred"
+  peers="${BUILD_WORKSPACE_DIRECTORY:-.}/../shared/peers"
+  if [[ ! -x $cache/bin/ccmpred ]]; then
+    [[ -f $peers/build-ccmpred.sh ]] ||
+      die "no CCMpred: set CCMPRED=/path/to/ccmpred (built from github.com/soedinglab/CCMpred); a clone has no ../shared/peers to build it from"
+    echo "ccmpred_compare: building CCMpred from $peers into $cache ..." >&2
+    bash "$peers/build-ccmpred.sh" "$cache" >&2
+  fi
+  CCMPRED=$cache/bin/ccmpred
+  ccm_desc="CCMpred built from $(ls "$peers"/ccmpred-*.tar.gz 2>/dev/null | sed -E 's#.*/##; s/\.tar\.gz$//' | head -1 || true) (the peer archive)"
+fi
+[[ -x $CCMPRED ]] || die "CCMPRED=$CCMPRED is not an executable"
+example="$(dirname "$(readlink -f "$CCMPRED")")/../example/1atzA.aln"
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# The families, prepared once (untimed): NAME FAMILY_DIR PLM_CONFIG H5...
+families=()
+"$tool" aln "$work/ras799.aln" "$ras/train.h5" >/dev/null
+"$tool" aln "$work/ras999.aln" "$ras/train.h5" "$ras/test.h5" >/dev/null
+families+=("ras799 $ras $stages/configs/cm_heldout_plm.json" "ras999 $ras $stages/configs/cm_plm.json")
+if [[ -f $example ]]; then
+  mkdir -p "$work/atz"
+  cat >"$work/atz.json" <<'EOF'
+{"format": "aln", "first_residue": 1, "identity": 0.8, "test_fraction": 0.2, "contact_cutoff": 8.0, "min_separation": 6}
+EOF
+  OPENBLAS_NUM_THREADS=1 "$stages/prepare" --target //bench/proteins:1atzA --config "$work/atz.json" --seed 1 \
+    --in "msa/1atzA.aln=$example" $(for o in train.h5 test.h5 train.aln columns.csv contacts.csv summary.json; do
+      echo --out "$o=$work/atz/$o"; done) --provenance "$work/atz/provenance.json" >"$work/atz.log" 2>&1 ||
+    { cat "$work/atz.log" >&2; die "preparing 1atzA failed"; }
+  "$tool" aln "$work/atz.aln" "$work/atz/train.h5" "$work/atz/test.h5" >/dev/null
+  families+=("atz $work/atz $stages/configs/cm_plm.json")
+else
+  echo "ccmpred_compare: $example not found: 1atzA left out" >&2
+fi
+
+# run_one ROUND FAMILY PROGRAM: one timed run pinned to the core; appends
+# "family program round cpu wall evals peak_kb" to $work/runs.
+run_one() {
+  local r=$1 name=$2 dir=$3 config=$4 prog=$5 out="$work/$2.$5.$1" evals
+  mkdir -p "$out"
+  echo "ccmpred_compare: round $r: $prog on $name ..." >&2
+  if [[ $prog == plm ]]; then
+    local ins=() o
+    for o in train.h5 test.h5 train.aln columns.csv contacts.csv summary.json; do ins+=(--in "family/$o=$dir/$o"); done
+    env -i OPENBLAS_NUM_THREADS=1 taskset -c "$core" /usr/bin/time -f '%U %S %e %M' -o "$out/time" \
+      "$stages/couplings" --target "//bench/proteins:$name" --config "$config" --seed 0 "${ins[@]}" \
+      $(for o in params.h5 scores.h5 curves.csv summary.json; do echo --out "$o=$out/$o"; done) \
+      --provenance "$out/provenance.json" >"$out/log" 2>&1 || { tail "$out/log" >&2; die "the PLM on $name failed"; }
+    evals=$(grep -o '"evaluations": [0-9]*' "$out/summary.json" | head -1 | awk '{print $2}')
+  else
+    env -i taskset -c "$core" /usr/bin/time -f '%U %S %e %M' -o "$out/time" \
+      "$CCMPRED" -t 1 "$work/$name.aln" "$out/scores.mat" >"$out/log" 2>&1 || { tail "$out/log" >&2; die "CCMpred on $name failed"; }
+    # Its progress table: one line per iteration, starting with the iteration number.
+    evals=$(awk '$1 ~ /^[0-9]+$/ && NF >= 6 { n = $1 } END { print n + 0 }' "$out/log")
+  fi
+  read -r u s w m <"$out/time"
+  echo "$name $prog $r $(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }') $w ${evals:-0} $m" >>"$work/runs"
+}
+
+: >"$work/runs"
+for r in $(seq "$rounds"); do
+  for f in "${families[@]}"; do
+    read -r name dir config <<<"$f"
+    if ((r % 2)); then order=(plm ccmpred); else order=(ccmpred plm); fi
+    for p in "${order[@]}"; do run_one "$r" "$name" "$dir" "$config" "$p"; done
+  done
+done
+
+# min / median / max of column K over a family's runs of a program.
+stat3() {
+  awk -v f="$1" -v p="$2" -v k="$3" '$1 == f && $2 == p { print $k }' "$work/runs" | sort -g |
+    awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%s %s %s", v[1], m, v[NR] }'
+}
+fmt3() { awk -v a="$1" -v b="$2" -v c="$3" -v d="$4" 'BEGIN { printf "%." d "f / %." d "f / %." d "f", a, b, c }'; }
+label() {
+  case $1 in
+    ras799) echo "Ras (PF00071), 799 training sequences × 159 columns" ;;
+    ras999) echo "Ras (PF00071), all 999 sequences × 159 columns" ;;
+    atz) echo "1atzA (CCMpred's example), $(grep -c . "$work/atz.aln") sequences × $(head -1 "$work/atz.aln" | tr -d '\n' | wc -c) columns" ;;
+  esac
+}
+
+cpu_model=$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')
+table="Measured $(date -u +%Y-%m-%d) by \`tools/bazel run //bench/proteins:ccmpred_compare\`: $rounds rounds, both programs pinned to core $core of $(nproc) ($cpu_model), one after the other, the order alternating by round; $ccm_desc, with \`-t 1\` and its defaults, the PLM as the couplings stage runs it. Min / median / max over the rounds.
+
+| family | program | CPU s (user + system) | wall s | evaluations (PLM) or iterations (CCMpred) | peak memory, MB | CPU, PLM / CCMpred (medians) | memory, PLM / CCMpred |
+|---|---|---|---|---|---|---|---|"
+js="{\"rounds\": $rounds, \"core\": $core, \"machine\": \"$(nproc) hardware threads, $cpu_model\", \"families\": {"
+jsep=""
+for f in "${families[@]}"; do
+  read -r name dir config <<<"$f"
+  read -r pc0 pc1 pc2 <<<"$(stat3 "$name" plm 4)"
+  read -r cc0 cc1 cc2 <<<"$(stat3 "$name" ccmpred 4)"
+  read -r pm0 pm1 pm2 <<<"$(stat3 "$name" plm 7)"
+  read -r cm0 cm1 cm2 <<<"$(stat3 "$name" ccmpred 7)"
+  cpu_ratio=$(awk -v a="$pc1" -v b="$cc1" 'BEGIN { printf "%.2f", a / b }')
+  mem_ratio=$(awk -v a="$pm1" -v b="$cm1" 'BEGIN { printf "%.2f", a / b }')
+  for p in plm ccmpred; do
+    read -r c0 c1 c2 <<<"$(stat3 "$name" $p 4)"
+    read -r w0 w1 w2 <<<"$(stat3 "$name" $p 5)"
+    read -r e0 e1 e2 <<<"$(stat3 "$name" $p 6)"
+    read -r m0 m1 m2 <<<"$(stat3 "$name" $p 7)"
+    prog=$([[ $p == plm ]] && echo "the project's PLM" || echo "CCMpred")
+    ratios=$([[ $p == plm ]] && echo "| **$cpu_ratio** | **$mem_ratio** |" || echo "| | |")
+    table+="
+| $(label "$name") | $prog | $(fmt3 "$c0" "$c1" "$c2" 1) | $(fmt3 "$w0" "$w1" "$w2" 1) | $(fmt3 "$e0" "$e1" "$e2" 0) | $(fmt3 "$((m0 / 1024))" "$((m1 / 1024))" "$((m2 / 1024))" 0) $ratios"
+    js+="$jsep\"$name.$p\": {\"cpu_seconds\": [$c0, $c1, $c2], \"wall_seconds\": [$w0, $w1, $w2], \"evaluations\": [$e0, $e1, $e2], \"peak_kb\": [$m0, $m1, $m2]}"
+    jsep=", "
+  done
+done
+table+="
+
+Precision against PDB 121P (|i − j| ≥ 6), scored by the project's code on the same contacts (round 1's outputs):
+
+| sequences | program | top-L | top-L/2 | top-L/5 |
+|---|---|---|---|---|"
+for name in ras799 ras999; do
+  for p in plm ccmpred; do
+    out="$work/$name.$p.1"
+    scores=$([[ $p == plm ]] && echo "$out/scores.h5" || echo "$out/scores.mat")
+    prec=$("$tool" precision "$ras" "$scores")
+    read -r l l2 l5 <<<"$(tr -d '{},' <<<"$prec" | awk '{ print $2, $4, $6 }')"
+    prog=$([[ $p == plm ]] && echo "the project's PLM" || echo "CCMpred")
+    table+="
+| $([[ $name == ras799 ]] && echo 799 || echo 999) | $prog | $(printf '%.3f' "$l") | $(printf '%.3f' "$l2") | $(printf '%.3f' "$l5") |"
+    js+=", \"$name.$p.precision\": $prec"
+  done
+done
+js+="}}"
+
+echo "$table"
+if [[ -n $json ]]; then echo "$js" >"$json.tmp" && mv "$json.tmp" "$json" && echo "ccmpred_compare: wrote $json" >&2; fi
+if [[ -n $doc ]]; then
+  grep -q '^<!-- ccmpred_compare: begin -->$' "$doc" && grep -q '^<!-- ccmpred_compare: end -->$' "$doc" ||
+    die "$doc: no '<!-- ccmpred_compare: begin -->' and '<!-- ccmpred_compare: end -->' lines to put the table between"
+  printf '%s\n' "$table" >"$work/table.md"
+  awk -v t="$work/table.md" '
+    /^<!-- ccmpred_compare: begin -->$/ { print; while ((getline l < t) > 0) print l; skip = 1; next }
+    /^<!-- ccmpred_compare: end -->$/ { skip = 0 }
+    !skip { print }' "$doc" >"$doc.tmp" && mv "$doc.tmp" "$doc"
+  echo "ccmpred_compare: updated the table in $doc" >&2
+fi

@@ -1,0 +1,77 @@
+// Helpers of the CCMpred comparison (ccmpred_compare.sh), so that both
+// programs see the same sequences and both are scored by the project's code:
+//
+//   family_tool aln OUT.aln FAMILY.h5...   the "sequences" of each file, in
+//                                          order, as a flat alignment
+//   family_tool precision FAMILY_DIR SCORES
+//       top-L, L/2 and L/5 precision (|i - j| >= 6, residue numbers), as the
+//       score stage computes it, of SCORES: an HDF5 file's "scores" (the
+//       couplings stage) or a whitespace L x L matrix (CCMpred's output),
+//       against FAMILY_DIR's columns.csv and contacts.csv; one JSON line.
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <armadillo>
+
+#include "lib/core/io.h"
+#include "lib/proteins/contacts.h"
+#include "lib/proteins/msa.h"
+
+using namespace potts;
+
+static int usage() {
+  std::cerr << "usage: family_tool aln OUT.aln FAMILY.h5...\n"
+               "       family_tool precision FAMILY_DIR SCORES(.h5 or text matrix)\n";
+  return 2;
+}
+
+int main(int argc, char** argv) {
+  if (argc < 2) return usage();
+  const std::string cmd = argv[1];
+  try {
+    if (cmd == "aln" && argc >= 4) {
+      arma::imat all;
+      for (int k = 3; k < argc; ++k) {
+        const arma::imat s = h5_read_imatrix(argv[k], "sequences");
+        all = all.n_elem ? arma::imat(arma::join_cols(all, s)) : s;
+      }
+      write_text_atomic(argv[2], proteins::to_aln(all));
+      std::printf("%llu sequences, %llu columns\n", (unsigned long long)all.n_rows, (unsigned long long)all.n_cols);
+      return 0;
+    }
+    if (cmd == "precision" && argc == 4) {
+      const std::string dir = argv[2], path = argv[3];
+      arma::mat scores;
+      if (path.size() > 3 && path.compare(path.size() - 3, 3, ".h5") == 0)
+        scores = h5_read_matrix(path, "scores");
+      else if (!scores.load(path, arma::raw_ascii))
+        throw std::runtime_error(path + ": expected a whitespace matrix of numbers");
+      const auto columns = read_csv(dir + "/columns.csv");
+      std::vector<int> numbers;
+      for (double r : csv_column(columns, dir + "/columns.csv", "residue")) numbers.push_back(int(r));
+      if (scores.n_rows != numbers.size() || scores.n_cols != numbers.size())
+        throw std::runtime_error(path + ": " + std::to_string(scores.n_rows) + " x " + std::to_string(scores.n_cols) +
+                                 ", expected " + std::to_string(numbers.size()) + " x " +
+                                 std::to_string(numbers.size()) + " (the family's columns)");
+      const auto contacts = read_csv(dir + "/contacts.csv");
+      const auto& ci = csv_column(contacts, dir + "/contacts.csv", "i");
+      const auto& cj = csv_column(contacts, dir + "/contacts.csv", "j");
+      std::set<std::pair<int, int>> truth;
+      for (std::size_t k = 0; k < ci.size(); ++k) truth.insert({int(ci[k]), int(cj[k])});
+      const std::size_t L = numbers.size();
+      std::printf("{\"top_L\": %.6f, \"top_L2\": %.6f, \"top_L5\": %.6f}\n",
+                  proteins::precision_at(scores, numbers, truth, L, 6),
+                  proteins::precision_at(scores, numbers, truth, L / 2, 6),
+                  proteins::precision_at(scores, numbers, truth, L / 5, 6));
+      return 0;
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "family_tool: error: " << e.what() << "\n";
+    return 1;
+  }
+  return usage();
+}
