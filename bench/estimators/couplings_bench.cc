@@ -10,6 +10,7 @@
 
 #include "lib/core/rng.h"
 #include "lib/estimators/coupling_models.h"
+#include "lib/optim/adamw.h"
 
 namespace {
 
@@ -81,5 +82,33 @@ BENCHMARK(BM_FactoredObjective)->ArgName("H")->Arg(1)->Arg(16)->Arg(64)->Unit(be
 
 void BM_SoftmaxObjective(benchmark::State& state) { run_objective(state, spec(CouplingForm::kSoftmax, 32, 16, 16)); }
 BENCHMARK(BM_SoftmaxObjective)->Unit(benchmark::kMillisecond);
+
+// One AdamW step of the observation's main configuration as the couplings
+// path computes it today: softmax attention, H = 256 heads of dimension 32,
+// full 21 x 21 value matrices, on a batch of 128 sequences. Forming W and
+// its gradient with respect to the attention maps and V are three products
+// of L^2 x H x q^2 multiply-adds each; "macs_per_ns" is that count over
+// the step's time, to set against lib/nn's gemm (30-33 on one core).
+void BM_AdamwStepH256(benchmark::State& state) {
+  openblas_set_num_threads(1);
+  const CouplingSpec s = spec(CouplingForm::kSoftmax, 256, 32, 0);
+  CouplingInit init;
+  arma::vec x = coupling_initial_point(s, init, sequences(), weights(), 4, 0), g;
+  BatchStream batches(kM, 128, 4);
+  AdamwOptions o;
+  o.lr = 5e-3;
+  Adamw opt(x.n_elem, o);
+  const CouplingPenalty pen{0.0, 0.0, 1e-3};
+  for (auto _ : state) {
+    const arma::uvec rows = batches.next();
+    benchmark::DoNotOptimize(coupling_objective(s, x, sequences().rows(rows), arma::vec(rows.n_elem, arma::fill::ones),
+                                                pen, &g, CouplingPath::kCouplings));
+    opt.step(x, g);
+  }
+  const double macs = 3.0 * double(kL * kL) * 256.0 * double(kQ * kQ);
+  state.counters["macs_per_ns"] = benchmark::Counter(macs * 1e-9 * double(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["parameters"] = double(s.parameter_count());
+}
+BENCHMARK(BM_AdamwStepH256)->Iterations(3)->Unit(benchmark::kMillisecond);
 
 }  // namespace
