@@ -297,9 +297,13 @@ Outcome Verifier::run_stage(const std::string& target, std::size_t index) {
 
 int Verifier::run() {
   const auto t_start = std::chrono::steady_clock::now();
+  // A results tree whose files, manifest and records disagree is refused
+  // before anything runs, each disagreement named (the record's hashes, which
+  // the rebuilt outputs are compared with, are only as good as this check).
   if (auto problems = audit_results(o_.results); !problems.empty()) {
-    std::cerr << "verify: " << o_.results << " fails its audit (" << problems.size() << " problems), first: "
-              << problems.front() << "\n";
+    std::printf("verify: %s fails its audit (%zu problems); nothing was rebuilt:\n", o_.results.c_str(),
+                problems.size());
+    for (std::size_t k = 0; k < problems.size() && k < 10; ++k) std::printf("DIFFERS  %s\n", problems[k].c_str());
     return 1;
   }
   recs_ = stage_records(o_.results);
