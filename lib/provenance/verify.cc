@@ -167,7 +167,7 @@ std::string Verifier::bazel(const std::string& command, const std::vector<std::s
 }
 
 // Where the bytes of an input of `target` come from, checked against the
-// SHA-256 its record holds: the source tree, results/, the user's build
+// SHA-256 its record holds: results/, the source tree, the user's build
 // tree (bazel-out), or the upstream stage rebuilt here. "" when none has them.
 std::string Verifier::input_source(const std::string& target, const std::string& key) {
   const auto& in = recs_.at(target).record["inputs"][key];
@@ -177,11 +177,12 @@ std::string Verifier::input_source(const std::string& target, const std::string&
     auto d = done_.find(p->second);
     if (d != done_.end() && d->second.kind == Outcome::Equal) return d->second.outputs.at(path);
   }
+  // A file of results/ with that hash: the audit at the start hashed it.
+  if (auto r = results_by_sha_.find(sha); r != results_by_sha_.end()) return r->second;
   if (auto f = found_.find(path + " " + sha); f != found_.end()) return f->second;
-  for (const std::string& c : {path.rfind("bazel-out/", 0) == 0 ? std::string() : o_.workspace + "/" + path,
-                               results_by_sha_.count(sha) ? results_by_sha_.at(sha) : std::string(),
-                               o_.workspace + "/" + path})
-    if (!c.empty() && fs::is_regular_file(c) && sha256_file(c) == sha) return found_[path + " " + sha] = c;
+  // The source tree (a source input) or the user's bazel-out (an output).
+  const std::string c = o_.workspace + "/" + path;
+  if (fs::is_regular_file(c) && sha256_file(c) == sha) return found_[path + " " + sha] = c;
   return "";
 }
 
@@ -197,8 +198,8 @@ void Verifier::resolve(const std::string& target, std::vector<std::string>& orde
   order.push_back(target);
 }
 
-// Runs `argv` in `dir` with exactly the Stage action's environment; the
-// children's user + system CPU seconds, or -1 with the exit status on failure.
+// Runs `argv` in `dir` with exactly the Stage action's environment; returns
+// the child's user + system CPU seconds and sets `status` (waitpid's).
 static double spawn(const std::vector<std::string>& argv, const std::string& dir, const std::string& log, int& status) {
   const pid_t pid = fork();
   if (pid < 0) throw error("fork failed");
