@@ -88,7 +88,7 @@ BENCHMARK(BM_SoftmaxObjective)->Unit(benchmark::kMillisecond);
 // full 21 x 21 value matrices, on a batch of 128 sequences. Forming W and
 // its gradient with respect to the attention maps and V are three products
 // of L^2 x H x q^2 multiply-adds each; "macs_per_ns" is that count over
-// the step's time, to set against lib/nn's gemm (30-33 on one core).
+// the step's time, to set against lib/nn's gemm (train_bench's BM_Gemm).
 void BM_AdamwStepH256(benchmark::State& state) {
   openblas_set_num_threads(1);
   const CouplingSpec s = spec(CouplingForm::kSoftmax, 256, 32, 0);
