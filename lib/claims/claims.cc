@@ -1,5 +1,7 @@
 #include "lib/claims/claims.h"
 
+#include "lib/claims/cells.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -14,6 +16,8 @@
 
 namespace potts {
 namespace claims {
+
+using namespace detail;
 
 // Texts use '∣' (U+2223) for absolute values, so that a cell of a Markdown
 // table (results/paper.md) is not split at an ASCII '|'.
@@ -48,39 +52,7 @@ Verdict level(double x, double se, double crit, double good, double bad) {
 
 namespace {
 
-constexpr double kLevel = 0.05;  // one-sided level of every test
-
-std::string fmt(const char* f, double a, double b) {
-  char buf[200];
-  std::snprintf(buf, sizeof buf, f, a, b);
-  return buf;
-}
-
-std::string fmt3(const char* f, double a, double b, double c) {
-  char buf[240];
-  std::snprintf(buf, sizeof buf, f, a, b, c);
-  return buf;
-}
-
 const std::string kCtx = "claims: a summary";
-
-// One number of a claim per data set (or per seed), and its estimate.
-struct Estimate {
-  double value = 0, se = 0;
-  int dof = 0;
-  std::string basis;
-};
-
-Estimate estimate(const std::vector<double>& x, const std::string& unit) {
-  if (x.empty()) throw StageError("claims: no values to estimate from");
-  const MeanSe m = mean_se(x);
-  Estimate e;
-  e.value = m.mean;
-  e.se = x.size() > 1 ? m.se : 0.0;
-  e.dof = int(x.size()) - 1;
-  e.basis = std::to_string(x.size()) + " " + unit;
-  return e;
-}
 
 // A model's numbers on one data set: the best restart, and every seed.
 struct ModelRuns {
@@ -114,20 +86,6 @@ Estimate across(const std::vector<DataSet>& sets, PerSet per_set, PerSeed per_se
   Estimate e = estimate(per_seed(sets.at(0)), "training seeds, one data set");
   e.value = per_set(sets.at(0));  // the best restart; the seeds give the spread
   return e;
-}
-
-Cell make_cell(std::string id, std::string statement, const Estimate& e, Verdict v, std::string number,
-               std::string rule) {
-  Cell c;
-  c.id = std::move(id);
-  c.statement = std::move(statement);
-  c.value = e.value;
-  c.se = e.se;
-  c.verdict = v;
-  c.number = std::move(number);
-  c.basis = e.basis;
-  c.rule = std::move(rule);
-  return c;
 }
 
 const std::string kCompareRule =
@@ -528,108 +486,6 @@ std::vector<Cell> gaussian_claims(const nlohmann::json& replica, const nlohmann:
              "within 0.1 of −1 (the curvature of σ²/(α − 1) over this range)";
     out.push_back(b);
   }
-  return out;
-}
-
-namespace {
-
-struct Top {
-  double p, se;
-};
-
-// What a protein claim's standard error covers.
-const char* const kProteinBasis = "training seeds and the L predicted pairs (binomial)";
-
-// A predictor's top-L precision (|i − j| ≥ 6) and its s.e. in a score summary.
-Top top_l(const nlohmann::json& score, const std::string& predictor) {
-  const nlohmann::json& ps = score.at("predictors");
-  if (!ps.contains(predictor))
-    throw StageError("claims: the proteins score summary has no predictor '" + predictor + "'");
-  const nlohmann::json& c = ps.at(predictor).at("precision").at("6+").at("L");
-  return Top{c.at("mean").get<double>(), c.at("se").get<double>()};
-}
-
-}  // namespace
-
-std::vector<Cell> protein_claims(const nlohmann::json& score, double margin, const ProteinKeys& keys) {
-  const Top f = top_l(score, keys.factored), v1 = top_l(score, keys.vanilla1), v3 = top_l(score, keys.vanilla3),
-            plm = top_l(score, keys.plm), f3 = top_l(score, keys.p3_factored);
-  const double z = t_critical(0, kLevel);
-  const std::string basis = kProteinBasis;
-  std::vector<Cell> out;
-  {
-    const double d = v3.p - f.p, s = std::hypot(v3.se, f.se);
-    out.push_back(make_cell("P1", "on a real family, one factored layer predicts contacts at least as well as three "
-                                  "vanilla layers (top-L precision)",
-                            Estimate{d, s, 0, basis}, absence(d, s, z),
-                            fmt("d = P(three vanilla layers) − P(factored) = %.3f ± %.3f", d, s),
-                            "an absence: holds unless d > z·s.e. (one-sided z-test at 5 %, z = 1.645)"));
-  }
-  {
-    const double d = f.p - v1.p, s = std::hypot(f.se, v1.se);
-    out.push_back(make_cell("P2", "on a real family, one factored layer predicts contacts better than one vanilla "
-                                  "layer (top-L precision)",
-                            Estimate{d, s, 0, basis}, comparison(d, s, z),
-                            fmt("d = P(factored) − P(one vanilla layer) = %.3f ± %.3f", d, s),
-                            "one-sided z-test at 5 %: holds if d > z·s.e., does not hold if d < −z·s.e., "
-                            "undecided otherwise"));
-  }
-  {
-    const double d = f3.p - plm.p, s = std::hypot(f3.se, plm.se);
-    char rule[200];
-    std::snprintf(rule, sizeof rule,
-                  "parity within %.2f: holds if ∣d∣ + z·s.e. < %.2f, does not hold if ∣d∣ − z·s.e. > %.2f, "
-                  "undecided otherwise (z = 1.645)",
-                  margin, margin, margin);
-    out.push_back(make_cell("P3", "on a real family, factored attention predicts contacts on par with the "
-                                  "pseudo-likelihood model (top-L precision)",
-                            Estimate{d, s, 0, basis}, level(std::abs(d), s, z, margin, margin),
-                            fmt("d = P(factored) − P(PLM) = %.3f ± %.3f", d, s), rule));
-  }
-  return out;
-}
-
-HeadsClaim heads_claim(const nlohmann::json& score, const std::string& plm_key,
-                       const std::vector<HeadsConfiguration>& configurations, double margin,
-                       const HeadsLabel& label) {
-  if (configurations.empty())
-    throw StageError("claims: " + label.id + " needs at least one configuration of the heads sweep");
-  const Top plm = top_l(score, plm_key);
-  const double zk = t_critical(0, kLevel / double(configurations.size())), z = t_critical(0, kLevel);
-  HeadsClaim out;
-  out.configurations = nlohmann::json::array();
-  bool any_good = false, all_worse = true;
-  std::size_t best = 0;
-  std::vector<double> d(configurations.size()), se(configurations.size());
-  for (std::size_t k = 0; k < configurations.size(); ++k) {
-    const HeadsConfiguration& c = configurations[k];
-    const Top t = top_l(score, c.key);
-    d[k] = t.p - plm.p;
-    se[k] = std::hypot(t.se, plm.se);
-    const bool good = d[k] + margin > zk * se[k], worse = d[k] + margin < -z * se[k];
-    any_good = any_good || good;
-    all_worse = all_worse && worse;
-    if (good && c.paper_form && (out.smallest_heads == 0 || c.heads < out.smallest_heads)) out.smallest_heads = c.heads;
-    if (d[k] > d[best]) best = k;
-    out.configurations.push_back({{"key", c.key},
-                                  {"heads", c.heads},
-                                  {"paper_form", c.paper_form},
-                                  {"d", d[k]},
-                                  {"se", se[k]},
-                                  {"status", good ? "as good" : worse ? "worse" : "undecided"}});
-  }
-  const Verdict v = any_good ? Verdict::kHolds : all_worse ? Verdict::kDoesNotHold : Verdict::kUndecided;
-  char number[300];
-  std::snprintf(number, sizeof number, "best: %s (H = %d): d = P − P(PLM) = %.3f ± %.3f; smallest H as good: %s",
-                configurations[best].key.c_str(), configurations[best].heads, d[best], se[best],
-                out.smallest_heads > 0 ? std::to_string(out.smallest_heads).c_str() : "none");
-  char rule[400];
-  std::snprintf(rule, sizeof rule,
-                "non-inferiority within %.2f over %zu configurations: holds if some configuration has d + %.2f > "
-                "z_k·s.e. (z_k = %.3f, 5 %% Bonferroni-corrected), does not hold if every one has d + %.2f < "
-                "−z·s.e. (z = %.3f), undecided otherwise",
-                margin, configurations.size(), margin, zk, margin, z);
-  out.cell = make_cell(label.id, label.statement, Estimate{d[best], se[best], 0, kProteinBasis}, v, number, rule);
   return out;
 }
 

@@ -9,7 +9,6 @@
 #include "lib/core/error.h"
 #include "lib/core/rng.h"
 #include "lib/nn/layers.h"
-#include "lib/train/trainer.h"
 
 namespace potts {
 
@@ -188,7 +187,17 @@ double heads_data_term(const std::vector<arma::mat>& As, const std::vector<arma:
   return loss * norm;
 }
 
-void check_data(const arma::imat& s, const arma::vec& w, arma::uword L, arma::uword C) {
+// A consistent specification and a packed point of its size.
+void check_point(const CouplingSpec& s, const arma::vec& x) {
+  s.check();
+  if (x.n_elem != s.parameter_count())
+    throw StageError("coupling model (" + s.describe() + "): " + std::to_string(x.n_elem) + " parameters, expected " +
+                     std::to_string(s.parameter_count()));
+}
+
+}  // namespace
+
+void check_coupling_data(const arma::imat& s, const arma::vec& w, arma::uword L, arma::uword C) {
   if (s.n_rows == 0) throw StageError("coupling model: no sequences");
   if (s.n_cols != L)
     throw StageError("coupling model: sequences have " + std::to_string(s.n_cols) + " columns, expected L = " +
@@ -202,15 +211,6 @@ void check_data(const arma::imat& s, const arma::vec& w, arma::uword L, arma::uw
     throw StageError("coupling model: weights must be finite, non-negative and not all zero");
 }
 
-// A consistent specification and a packed point of its size.
-void check_point(const CouplingSpec& s, const arma::vec& x) {
-  s.check();
-  if (x.n_elem != s.parameter_count())
-    throw StageError("coupling model (" + s.describe() + "): " + std::to_string(x.n_elem) + " parameters, expected " +
-                     std::to_string(s.parameter_count()));
-}
-
-}  // namespace
 
 std::string to_string(CouplingForm f) {
   switch (f) {
@@ -304,163 +304,37 @@ AttentionSummary attention_summary(const CouplingSpec& s, const arma::vec& x) {
   return a;
 }
 
-// Rows of W (and of dW) per block: while a block is hot in cache, every
-// sequence adds its L columns of it. The block is first copied into a
-// contiguous panel (16 rows of LC = 3339 columns: 427 kB, within a core's
-// L2 and its TLB; in place, its columns lie 27 kB apart, each on its own
-// page), and a full block's 16 sums stay in registers over j. Each element
-// is still the same sequential sum (over j for a logit, over sequences for
-// a gradient entry), so blocking changes no bit.
-constexpr arma::uword kRowBlock = 16;
-
-// The two kernels of a full block, compiled twice (AVX2 and baseline x86-64;
-// the loader picks one for the CPU), as lib/nn/kernel.h compiles lib/nn's.
-// Each lane is one element's own sum, so both clones run the same IEEE
-// additions in the same order: the same bits. BlockedDataTermIsThePlain-
-// LoopsBitForBit checks the clone the CPU picks (coupling_models_test) and
-// the baseline alone (coupling_models_baseline_test, built with
-// POTTS_CM_BASELINE_ONLY). Written with vector types because GCC left the
-// gradient's loop scalar.
-#ifdef POTTS_CM_BASELINE_ONLY
-#define POTTS_CM_KERNEL __attribute__((noinline))
-#else
-#define POTTS_CM_KERNEL __attribute__((target_clones("avx2", "default"), noinline))
-#endif
-// Four doubles at any 8-byte boundary, aliasing double.
-typedef double Lanes4 __attribute__((vector_size(32), aligned(8), may_alias));
-static_assert(kRowBlock == 16, "the kernels below add 16 rows, four lanes of four");
-
-// z[t] = init[t] + sum_j P[c_j 16 + t] (j = 0..L-1 in order), t < 16.
-POTTS_CM_KERNEL static void add_panel_columns(const double* P, const arma::uword* c, arma::uword L, const double* init,
-                                              double* z) {
-  const Lanes4* in = reinterpret_cast<const Lanes4*>(init);
-  Lanes4 a0 = in[0], a1 = in[1], a2 = in[2], a3 = in[3];
-  for (arma::uword j = 0; j < L; ++j) {
-    const Lanes4* wc = reinterpret_cast<const Lanes4*>(P + c[j] * kRowBlock);
-    a0 += wc[0];
-    a1 += wc[1];
-    a2 += wc[2];
-    a3 += wc[3];
-  }
-  Lanes4* out = reinterpret_cast<Lanes4*>(z);
-  out[0] = a0;
-  out[1] = a1;
-  out[2] = a2;
-  out[3] = a3;
-}
-
-// G[c_j 16 + t] += d[t] for j = 0..L-1, t < 16 (the c_j are distinct).
-POTTS_CM_KERNEL static void add_to_panel_columns(double* G, const arma::uword* c, arma::uword L, const double* d) {
-  const Lanes4* in = reinterpret_cast<const Lanes4*>(d);
-  const Lanes4 d0 = in[0], d1 = in[1], d2 = in[2], d3 = in[3];
-  for (arma::uword j = 0; j < L; ++j) {
-    Lanes4* gc = reinterpret_cast<Lanes4*>(G + c[j] * kRowBlock);
-    gc[0] += d0;
-    gc[1] += d1;
-    gc[2] += d2;
-    gc[3] += d3;
-  }
-}
-
 double weighted_pl_data_term(const arma::mat& W, const arma::mat& h, const arma::imat& s, const arma::vec& w,
                              arma::mat* dW, arma::mat* dh) {
-  const arma::uword L = s.n_cols, M = s.n_rows;
+  const arma::uword L = s.n_cols;
   if (L == 0 || W.n_rows % L != 0 || W.n_rows != W.n_cols)
     throw StageError("coupling model: W must be LC x LC for L = " + std::to_string(L));
-  const arma::uword C = W.n_rows / L, n = L * C;
-  check_data(s, w, L, C);
+  const arma::uword C = W.n_rows / L;
+  check_coupling_data(s, w, L, C);
   if (h.n_rows != C || h.n_cols != L) throw StageError("coupling model: fields must be C x L");
-  double wsum = 0.0;
-  for (arma::uword mu = 0; mu < M; ++mu) wsum += w(mu);
-  const double norm = 1.0 / (wsum * double(L));
-  const bool grad = dW || dh;
-  // The columns of W sequence mu adds: j C + s_j.
-  std::vector<arma::uword> cols(M * L);
-  for (arma::uword mu = 0; mu < M; ++mu)
-    for (arma::uword j = 0; j < L; ++j) cols[mu * L + j] = j * C + arma::uword(s(mu, j));
+  PanelWorkspace ws;
+  MatrixPanels panels(W, dW);
+  arma::mat dh_local;
+  return panel_data_term(panels, L, C, h, s, w, dW || dh, dh ? dh : &dh_local, ws);
+}
 
-  // Logits (column mu of Z): z_i(a) = h_i(a) + sum_j W_ij(a, s_j), all i at
-  // once (W_ii = 0), summed over j in order.
-  arma::mat Z(n, M);
-  const double* h0 = h.memptr();
-  arma::mat panel;
-  for (arma::uword r0 = 0; r0 < n; r0 += kRowBlock) {
-    const arma::uword nb = std::min(n, r0 + kRowBlock) - r0;
-    panel = W.rows(r0, r0 + nb - 1);  // nb x n, column-major
-    const double* P = panel.memptr();
-    for (arma::uword mu = 0; mu < M; ++mu) {
-      if (w(mu) == 0.0) continue;
-      double* z = Z.colptr(mu) + r0;
-      const arma::uword* c = cols.data() + mu * L;
-      if (nb == kRowBlock) {
-        add_panel_columns(P, c, L, h0 + r0, z);
-        continue;
-      }
-      for (arma::uword t = 0; t < nb; ++t) z[t] = h0[r0 + t];
-      for (arma::uword j = 0; j < L; ++j) {
-        const double* wc = P + c[j] * nb;
-        for (arma::uword t = 0; t < nb; ++t) z[t] += wc[t];
-      }
-    }
-  }
-
-  // Losses; with a gradient, column mu of Z becomes dLoss/dz (in place, site
-  // by site: d(-log p)/dz_i(a) = p(a) - [a == s_i], times w_mu norm).
-  double loss = 0.0;
-  for (arma::uword mu = 0; mu < M; ++mu) {
-    if (w(mu) == 0.0) continue;
-    double* z = Z.colptr(mu);
-    double seq = 0.0;
-    for (arma::uword i = 0; i < L; ++i) {
-      double* zi = z + i * C;
-      double mx = zi[0];
-      for (arma::uword a = 1; a < C; ++a) mx = std::max(mx, zi[a]);
-      double sum = 0.0;
-      for (arma::uword a = 0; a < C; ++a) sum += std::exp(zi[a] - mx);
-      const double lse = mx + std::log(sum);
-      seq += lse - zi[s(mu, i)];  // -log p(s_i | s_\i)
-      if (grad) {
-        const double c = norm * w(mu);
-        for (arma::uword a = 0; a < C; ++a) zi[a] = c * std::exp(zi[a] - lse);
-        zi[s(mu, i)] -= c;
-      }
-    }
-    loss += w(mu) * seq;
-  }
-  if (dh) {
-    dh->zeros(C, L);
-    double* g = dh->memptr();
-    for (arma::uword mu = 0; mu < M; ++mu) {
-      if (w(mu) == 0.0) continue;
-      const double* dz = Z.colptr(mu);
-      for (arma::uword r = 0; r < n; ++r) g[r] += dz[r];
-    }
-  }
-  if (dW) {
-    // The forward pass adds column j C + s_j of W to z, so that column of dW
-    // gets dz; summed over the sequences in order.
-    dW->set_size(n, n);
-    for (arma::uword r0 = 0; r0 < n; r0 += kRowBlock) {
-      const arma::uword nb = std::min(n, r0 + kRowBlock) - r0;
-      panel.zeros(nb, n);
-      double* G = panel.memptr();
-      for (arma::uword mu = 0; mu < M; ++mu) {
-        if (w(mu) == 0.0) continue;
-        const double* dz = Z.colptr(mu) + r0;
-        const arma::uword* c = cols.data() + mu * L;
-        if (nb == kRowBlock) {
-          add_to_panel_columns(G, c, L, dz);
-          continue;
-        }
-        for (arma::uword j = 0; j < L; ++j) {
-          double* gc = G + c[j] * nb;
-          for (arma::uword t = 0; t < nb; ++t) gc[t] += dz[t];
-        }
-      }
-      dW->rows(r0, r0 + nb - 1) = panel;
-    }
-  }
-  return loss * norm;
+// The full form without a penalty on W, in panels throughout (coupling_panels.h).
+static double full_objective(const CouplingSpec& s, const arma::vec& x, const arma::imat& seqs, const arma::vec& w,
+                             const CouplingPenalty& pen, arma::vec* grad, CouplingWorkspace& ws) {
+  const arma::uword L = s.L, C = s.C, nf = s.field_count();
+  check_coupling_data(seqs, w, L, C);
+  ws.h.zeros(C, L);
+  if (s.fields) ws.h = arma::mat(x.memptr(), C, L);
+  const double* xc = x.memptr() + nf;
+  if (grad) grad->set_size(s.parameter_count());
+  FullPackedPanels panels(xc, L, C, grad ? grad->memptr() + nf : nullptr, 4.0 * pen.lambda_c);
+  double f = panel_data_term(panels, L, C, ws.h, seqs, w, grad != nullptr, &ws.dh, ws.data);
+  // The penalty over ordered pairs: each stored block twice.
+  const double pc = sum_squares(xc, s.coupling_parameter_count());
+  f += pen.lambda_h * sum_squares(x.memptr(), nf) + pen.lambda_c * 2.0 * pc;
+  if (!grad) return f;
+  for (arma::uword k = 0; k < nf; ++k) (*grad)(k) = ws.dh(k) + 2.0 * pen.lambda_h * x(k);
+  return f;
 }
 
 // The heads path never forms W: not for the full form, symmetrised
@@ -475,8 +349,12 @@ static bool uses_heads_path(const CouplingSpec& s, CouplingPath path, const Coup
 }
 
 double coupling_objective(const CouplingSpec& s, const arma::vec& x, const arma::imat& seqs, const arma::vec& w,
-                          const CouplingPenalty& pen, arma::vec* grad, CouplingPath path) {
+                          const CouplingPenalty& pen, arma::vec* grad, CouplingPath path, CouplingWorkspace* ws) {
   check_point(s, x);
+  if (s.form == CouplingForm::kFull && pen.lambda_w == 0.0) {
+    CouplingWorkspace local;
+    return full_objective(s, x, seqs, w, pen, grad, ws ? *ws : local);
+  }
   const arma::uword L = s.L, C = s.C, nf = s.field_count();
   const bool heads_path = uses_heads_path(s, path, pen);
   arma::mat W, h, dW, dh;
@@ -484,7 +362,7 @@ double coupling_objective(const CouplingSpec& s, const arma::vec& x, const arma:
   std::vector<arma::mat> As, Vs, dAs, dVs;
   double f = 0.0;
   if (heads_path) {
-    check_data(seqs, w, L, C);
+    check_coupling_data(seqs, w, L, C);
     h.zeros(C, L);
     if (s.fields) h = arma::mat(x.memptr(), C, L);
     const HeadLayout lay = head_layout(s);
@@ -590,7 +468,7 @@ double coupling_objective(const CouplingSpec& s, const arma::vec& x, const arma:
 
 arma::mat profile_fields(const arma::imat& s, const arma::vec& w, arma::uword C) {
   const arma::uword L = s.n_cols;
-  check_data(s, w, L, C);
+  check_coupling_data(s, w, L, C);
   double wsum = 0.0;
   for (arma::uword mu = 0; mu < s.n_rows; ++mu) wsum += w(mu);
   arma::mat f(C, L);
@@ -630,100 +508,6 @@ arma::vec coupling_initial_point(const CouplingSpec& s, const CouplingInit& init
     p += lay.size();
   }
   return x;
-}
-
-CouplingFit fit_couplings(const CouplingSpec& s, const arma::imat& train, const arma::vec& w,
-                          const CouplingPenalty& pen, const CouplingInit& init, const LbfgsOptions& options,
-                          std::uint64_t seed, int restarts, const std::function<void(int)>& on_restart) {
-  s.check();
-  check_data(train, w, s.L, s.C);
-  if (restarts < 1) throw StageError("coupling model: restarts must be at least 1");
-  Objective f = [&](const arma::vec& x, arma::vec& g) { return coupling_objective(s, x, train, w, pen, &g); };
-  CouplingFit fit;
-  for (int r = 0; r < restarts; ++r) {
-    if (on_restart) on_restart(r);
-    LbfgsResult res;
-    try {
-      res = lbfgs_minimize(f, coupling_initial_point(s, init, train, w, seed, r), options);
-    } catch (const StageError& e) {
-      throw StageError("coupling model (" + s.describe() + "), restart " + std::to_string(r) + ": " + e.what());
-    }
-    if (!std::isfinite(res.value))
-      throw StageError("coupling model (" + s.describe() + "), restart " + std::to_string(r) +
-                       ": the objective is not finite");
-    CouplingRestart rr;
-    rr.objective = res.value;
-    arma::mat W, h;
-    couplings_of(s, res.x, W, h);
-    rr.train_loss = weighted_pl_data_term(W, h, train, w, nullptr, nullptr);
-    rr.status = res.status;
-    rr.iterations = res.iterations;
-    rr.evaluations = res.evaluations;
-    fit.restarts.push_back(rr);
-    if (r == 0 || rr.objective < fit.objective) {
-      fit.best_restart = r;
-      fit.objective = rr.objective;
-      fit.train_loss = rr.train_loss;
-      fit.x = res.x;
-      fit.W = W;
-      fit.h = h;
-    }
-  }
-  return fit;
-}
-
-CouplingFit fit_couplings_sgd(const CouplingSpec& s, const arma::imat& train, const arma::vec& w,
-                              const CouplingPenalty& pen, const CouplingInit& init, const SgdOptions& o,
-                              std::uint64_t seed) {
-  s.check();
-  check_data(train, w, s.L, s.C);
-  if (o.epochs < 1 || o.batch_size < 1 || !(o.lr0 > 0.0) || o.report_every < 1)
-    throw StageError("coupling model: SGD needs epochs, batch_size and report_every of at least 1 and lr0 > 0");
-  const arma::uword M = train.n_rows;
-  arma::vec x = coupling_initial_point(s, init, train, w, seed, 0);
-  Rng order_rng(seed, streams::kBatches);
-  std::vector<arma::uword> order(M);
-  std::iota(order.begin(), order.end(), arma::uword(0));
-  const std::uint64_t steps_per_epoch = (M + o.batch_size - 1) / o.batch_size;
-  const std::uint64_t total_steps = steps_per_epoch * std::uint64_t(o.epochs);
-  std::uint64_t step = 0;
-  arma::vec g;
-  double objective = 0.0;
-  for (int epoch = 1; epoch <= o.epochs; ++epoch) {
-    for (arma::uword k = M; k > 1; --k) std::swap(order[k - 1], order[order_rng.below(k)]);
-    for (arma::uword b0 = 0; b0 < M; b0 += o.batch_size, ++step) {
-      const arma::uword b1 = std::min<arma::uword>(M, b0 + o.batch_size);
-      arma::uvec rows(b1 - b0);
-      for (arma::uword k = b0; k < b1; ++k) rows(k - b0) = order[k];
-      const arma::vec wb = w.elem(rows);
-      if (!(arma::accu(wb) > 0.0)) continue;  // a batch of zero weight has no objective
-      const double f = coupling_objective(s, x, train.rows(rows), wb, pen, &g);
-      if (!std::isfinite(f))
-        throw StageError("coupling model (" + s.describe() + "), SGD: the objective is not finite at epoch " +
-                         std::to_string(epoch) + "; no result is written (lower lr0?)");
-      x -= (train::cosine_learning_rate(o.lr0, step, total_steps) * double(s.L)) * g;
-    }
-    if (epoch % o.report_every == 0 || epoch == o.epochs) {
-      objective = coupling_objective(s, x, train, w, pen, nullptr);
-      if (!std::isfinite(objective))
-        throw StageError("coupling model (" + s.describe() + "), SGD: the objective is not finite at epoch " +
-                         std::to_string(epoch) + "; no result is written (lower lr0?)");
-      if (o.on_epoch) o.on_epoch(epoch, objective);
-    }
-  }
-  CouplingFit fit;
-  fit.x = x;
-  couplings_of(s, x, fit.W, fit.h);
-  fit.objective = objective;
-  fit.train_loss = weighted_pl_data_term(fit.W, fit.h, train, w, nullptr, nullptr);
-  CouplingRestart r;
-  r.objective = objective;
-  r.train_loss = fit.train_loss;
-  r.status = LbfgsStatus::kMaxIterations;  // ran its epochs
-  r.iterations = o.epochs;
-  r.evaluations = int(step);
-  fit.restarts.push_back(r);
-  return fit;
 }
 
 }  // namespace potts

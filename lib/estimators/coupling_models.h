@@ -41,13 +41,12 @@
 // factored_objective; weights against repeated sequences).
 #pragma once
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
 
 #include <armadillo>
 
-#include "lib/optim/lbfgs.h"
+#include "lib/estimators/coupling_panels.h"
 
 namespace potts {
 
@@ -107,10 +106,19 @@ double weighted_pl_data_term(const arma::mat& W, const arma::mat& h, const arma:
 enum class CouplingPath { kAuto, kCouplings, kHeads };
 constexpr arma::uword kHeadsPathMaxHeads = 4;
 
-// The objective above and, if grad is not null, its gradient w.r.t. x.
+// Buffers of the full form's objective (coupling_panels.h), kept between
+// the evaluations of a fit: one panel, the logits, h and dh.
+struct CouplingWorkspace {
+  PanelWorkspace data;
+  arma::mat h, dh;
+};
+
+// The objective above and, if grad is not null, its gradient w.r.t. x. The
+// full form (without lambda_w) computes in panels throughout, in `workspace`
+// if given; the same bits either way.
 double coupling_objective(const CouplingSpec& spec, const arma::vec& x, const arma::imat& sequences,
                           const arma::vec& weights, const CouplingPenalty& penalty, arma::vec* grad,
-                          CouplingPath path = CouplingPath::kAuto);
+                          CouplingPath path = CouplingPath::kAuto, CouplingWorkspace* workspace = nullptr);
 
 // What a softmax fit's attention became (the softmax form only): the root
 // mean square of the query and key entries, and the largest weight A^h_ij
@@ -139,53 +147,8 @@ struct CouplingInit {
 arma::vec coupling_initial_point(const CouplingSpec& spec, const CouplingInit& init, const arma::imat& sequences,
                                  const arma::vec& weights, std::uint64_t seed, int restart);
 
-struct CouplingRestart {
-  double objective = 0.0;   // final training objective (data term + penalty)
-  double train_loss = 0.0;  // data term only
-  LbfgsStatus status = LbfgsStatus::kMaxIterations;
-  int iterations = 0, evaluations = 0;
-};
-
-struct CouplingFit {
-  arma::vec x;       // packed parameters of the kept restart
-  arma::mat W, h;    // its couplings and fields
-  double objective = 0.0, train_loss = 0.0;
-  int best_restart = 0;
-  std::vector<CouplingRestart> restarts;
-};
-
-// L-BFGS from every restart; keeps the lowest final training objective
-// (never a contact score). The full form is convex: one restart from zero
-// couplings suffices. Throws StageError (naming the restart) on non-finite
-// values.
-// `on_restart`, if set, is called with r before restart r starts (so that a
-// caller can attribute options.on_iteration's calls to their restart).
-CouplingFit fit_couplings(const CouplingSpec& spec, const arma::imat& train, const arma::vec& weights,
-                          const CouplingPenalty& penalty, const CouplingInit& init, const LbfgsOptions& options,
-                          std::uint64_t seed, int restarts, const std::function<void(int)>& on_restart = {});
-
-// Mini-batch stochastic gradient descent as lib/train runs the masked-
-// language-model training of the paper's models (the single-head model's
-// protocol on the family, for the ablations that start from it): each epoch
-// a Fisher-Yates shuffle of the sequences from Rng(seed, streams::kBatches),
-// batches of batch_size sequences in that order, the learning rate
-// cosine-annealed per step from lr0 to 0 (train::cosine_learning_rate). Each
-// step follows the batch's objective above times L, i.e. the loss summed over
-// positions and averaged over (weighted) sequences as lib/train normalises
-// it, so that lr0 means the same in both; the penalty, if any, is part of
-// the objective (a decay of 2 L lambda per unit of lr). One restart, from
-// coupling_initial_point(..., seed, 0). on_epoch(epoch, objective on every
-// training sequence) after every `report_every` epochs and the last. Throws
-// StageError (naming the epoch) if the objective stops being finite.
-struct SgdOptions {
-  int epochs = 500;
-  arma::uword batch_size = 100;
-  double lr0 = 0.1;
-  int report_every = 25;
-  std::function<void(int, double)> on_epoch;
-};
-CouplingFit fit_couplings_sgd(const CouplingSpec& spec, const arma::imat& train, const arma::vec& weights,
-                              const CouplingPenalty& penalty, const CouplingInit& init, const SgdOptions& options,
-                              std::uint64_t seed);
+// Throws StageError unless `sequences` is M x L (M > 0) with states
+// 0..C-1 and `weights` has M finite non-negative entries, not all zero.
+void check_coupling_data(const arma::imat& sequences, const arma::vec& weights, arma::uword L, arma::uword C);
 
 }  // namespace potts

@@ -2,6 +2,7 @@
 // (lib/estimators/coupling_models.h): every form's gradient against finite
 // differences, the forms that exist elsewhere against their existing
 // objectives, weights against repeated sequences, and the fit.
+#include "lib/estimators/coupling_fits.h"
 #include "lib/estimators/coupling_models.h"
 
 #include <gtest/gtest.h>
@@ -60,6 +61,15 @@ double gradient_error(const CouplingSpec& s, const arma::vec& x, const arma::ima
   }
   return arma::norm(fd - g) / arma::norm(g);
 }
+
+// The AVX2-only build (coupling_models_avx2_test) cannot run on a CPU
+// without AVX2.
+#ifdef POTTS_CM_AVX2_ONLY
+#define SKIP_WITHOUT_THE_KERNELS_TARGET() \
+  if (!__builtin_cpu_supports("avx2")) GTEST_SKIP() << "no AVX2 on this CPU"
+#else
+#define SKIP_WITHOUT_THE_KERNELS_TARGET() (void)0
+#endif
 
 CouplingSpec spec(CouplingForm form, arma::uword L, arma::uword C) {
   CouplingSpec s;
@@ -226,6 +236,7 @@ TEST(CouplingModels, OneHeadIsTodaysFactoredAttention) {
 // partial last block (LC = 35 and 100 against blocks of 16 rows), and with
 // a zero weight.
 TEST(CouplingModels, BlockedDataTermIsThePlainLoopsBitForBit) {
+  SKIP_WITHOUT_THE_KERNELS_TARGET();
   for (arma::uword L : {7u, 20u}) {
     const arma::uword C = 5, n = L * C, M = 13;
     const arma::imat seqs = random_sequences(M, L, C, 30 + L);
@@ -273,6 +284,50 @@ TEST(CouplingModels, BlockedDataTermIsThePlainLoopsBitForBit) {
     EXPECT_TRUE(arma::approx_equal(dW, G, "absdiff", 0.0)) << "L = " << L;
     EXPECT_TRUE(arma::approx_equal(dh, dh_ref, "absdiff", 0.0)) << "L = " << L;
     EXPECT_EQ(weighted_pl_data_term(W, h, seqs, w, nullptr, nullptr), loss) << "L = " << L;
+  }
+}
+
+// The full form's objective in panels (coupling_panels.h) against the
+// same model through the LC x LC matrices: couplings_of, the data term,
+// the penalty over ordered pairs and the gradient packed by hand. The same
+// bits, with a partial last panel, a zero weight, and one workspace reused
+// by two points.
+TEST(CouplingModels, FullFormInPanelsIsTheMatrixPathBitForBit) {
+  SKIP_WITHOUT_THE_KERNELS_TARGET();
+  for (arma::uword L : {7u, 20u}) {
+    const arma::uword C = 5, M = 14;  // 13 of nonzero weight: the last forward pair is a single sequence
+    CouplingSpec s = spec(CouplingForm::kFull, L, C);
+    s.fields = true;
+    const arma::imat seqs = random_sequences(M, L, C, 40 + L);
+    arma::vec w = random_weights(M, 41);
+    w(4) = 0.0;
+    const CouplingPenalty pen{0.003, 0.002};
+    CouplingWorkspace ws;
+    for (int point = 0; point < 2; ++point) {
+      Rng rng(42 + point, 0);
+      arma::vec x(s.parameter_count());
+      for (auto& v : x) v = 0.5 * rng.normal();
+      arma::mat W, h, dW, dh;
+      couplings_of(s, x, W, h);
+      double ref = weighted_pl_data_term(W, h, seqs, w, &dW, &dh);
+      const arma::uword nf = s.field_count();
+      double pc = 0.0, ph = 0.0;
+      for (arma::uword k = 0; k < nf; ++k) ph += x(k) * x(k);
+      for (arma::uword k = nf; k < x.n_elem; ++k) pc += x(k) * x(k);
+      ref += pen.lambda_h * ph + pen.lambda_c * (2.0 * pc);
+      arma::vec g_ref(x.n_elem);
+      for (arma::uword k = 0; k < nf; ++k) g_ref(k) = dh(k) + 2.0 * pen.lambda_h * x(k);
+      arma::uword k = nf;
+      for (arma::uword i = 0; i < L; ++i)
+        for (arma::uword j = i + 1; j < L; ++j)
+          for (arma::uword b = 0; b < C; ++b)
+            for (arma::uword a = 0; a < C; ++a, ++k)
+              g_ref(k) = dW(i * C + a, j * C + b) + dW(j * C + b, i * C + a) + 4.0 * pen.lambda_c * x(k);
+      arma::vec g;
+      EXPECT_EQ(coupling_objective(s, x, seqs, w, pen, &g, CouplingPath::kAuto, &ws), ref) << "L = " << L;
+      EXPECT_TRUE(arma::approx_equal(g, g_ref, "absdiff", 0.0)) << "L = " << L << ", point " << point;
+      EXPECT_EQ(coupling_objective(s, x, seqs, w, pen, nullptr), ref) << "L = " << L;
+    }
   }
 }
 
@@ -424,6 +479,31 @@ TEST(CouplingModels, FitIsDeterministicRankedByObjectiveAndStationary) {
   arma::mat W, h;
   couplings_of(profile, xp, W, h);
   EXPECT_LT(a.train_loss, weighted_pl_data_term(W, h, seqs, w, nullptr, nullptr));
+}
+
+// The full form is convex: the lean L-BFGS (5 pairs, the PLM's setting)
+// reaches the strong-Wolfe fit's optimum, deterministically, and its fit
+// reports its own iterations and status.
+TEST(CouplingModels, LeanFitReachesTheFullFormsOptimum) {
+  CouplingSpec s = spec(CouplingForm::kFull, 6, 3);
+  s.fields = true;
+  const arma::imat seqs = random_sequences(50, s.L, s.C, 24);
+  const arma::vec w = random_weights(50, 25);
+  LbfgsOptions o;
+  o.max_iterations = 1000;
+  o.gradient_tolerance = 1e-9;
+  o.memory = 5;
+  const CouplingPenalty pen{0.01, 0.01};
+  CouplingInit init;
+  init.fields_from_profile = false;
+  const CouplingFit wolfe = fit_couplings(s, seqs, w, pen, init, o, 1, 1);
+  const CouplingFit lean = fit_couplings(s, seqs, w, pen, init, o, 1, 1, {}, LbfgsVariant::kLean);
+  const CouplingFit again = fit_couplings(s, seqs, w, pen, init, o, 1, 1, {}, LbfgsVariant::kLean);
+  EXPECT_EQ(lean.restarts[0].status, LbfgsStatus::kGradientConverged) << to_string(lean.restarts[0].status);
+  EXPECT_TRUE(arma::approx_equal(lean.x, again.x, "absdiff", 0.0));
+  // Strongly convex with modulus at least 2 lambda = 0.02: ||x - x*|| <= ||g|| / 0.02 <= 5e-8 for each fit.
+  EXPECT_LT(arma::norm(lean.x - wolfe.x), 1e-7);
+  EXPECT_NEAR(lean.objective, wolfe.objective, 1e-12);
 }
 
 // SGD as lib/train runs it: one full batch for one epoch is one step of lr0

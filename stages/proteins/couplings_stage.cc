@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "lib/core/io.h"
+#include "lib/estimators/coupling_fits.h"
 #include "lib/estimators/coupling_models.h"
 #include "lib/proteins/contacts.h"
 #include "lib/proteins/msa.h"
@@ -50,14 +51,21 @@ void run_proteins_couplings(Stage& st) {
     restarts = int(cfg.integer("restarts", 1, 100));
   }
   if (spec.fields) init.fields_from_profile = cfg.boolean("fields_from_profile");
-  // The optimiser: full-batch L-BFGS, or mini-batch SGD as lib/train runs
-  // the masked-language-model training (one restart).
-  const std::string optimiser = cfg.choice("optimiser", {"lbfgs", "sgd"});
+  // The optimiser: full-batch L-BFGS ("lbfgs": a strong-Wolfe line search;
+  // "lean-lbfgs": every vector allocated once, for the full model's millions
+  // of parameters), or mini-batch SGD as lib/train runs the masked-language-
+  // model training (one restart).
+  const std::string optimiser = cfg.choice("optimiser", {"lbfgs", "lean-lbfgs", "sgd"});
+  const bool lbfgs = optimiser != "sgd";
   LbfgsOptions lo;
   SgdOptions so;
-  if (optimiser == "lbfgs") {
+  if (lbfgs) {
     lo.max_iterations = int(cfg.integer("max_iterations", 1, 1000000));
     lo.gradient_tolerance = cfg.number_open("gradient_tolerance", 0.0, 1.0);
+    // Optional: a stopping rule on the objective's decrease per iteration,
+    // and the number of correction pairs L-BFGS keeps (its memory).
+    if (cfg.has("relative_decrease")) lo.relative_decrease = cfg.number("relative_decrease", 0.0, 1.0);
+    if (cfg.has("lbfgs_memory")) lo.memory = int(cfg.integer("lbfgs_memory", 1, 100));
   } else {
     so.epochs = int(cfg.integer("epochs", 1, 1000000));
     so.batch_size = arma::uword(cfg.integer("batch_size", 1, 1000000));
@@ -90,10 +98,11 @@ void run_proteins_couplings(Stage& st) {
   };
   const auto t0 = std::chrono::steady_clock::now();
   CouplingFit fit;
-  if (optimiser == "lbfgs") {
-    fit = fit_couplings(spec, fit_seqs, fit_w, pen, init, lo, st.seed(), restarts, [&](int) {
-      curves.emplace_back(std::vector<std::string>{"iteration", "objective", "gradient_norm"});
-    });
+  if (lbfgs) {
+    fit = fit_couplings(
+        spec, fit_seqs, fit_w, pen, init, lo, st.seed(), restarts,
+        [&](int) { curves.emplace_back(std::vector<std::string>{"iteration", "objective", "gradient_norm"}); },
+        optimiser == "lean-lbfgs" ? LbfgsVariant::kLean : LbfgsVariant::kStrongWolfe);
   } else {
     curves.emplace_back(std::vector<std::string>{"epoch", "objective"});
     so.on_epoch = [&](int epoch, double fx) {
@@ -159,6 +168,11 @@ void run_proteins_couplings(Stage& st) {
   s["test_loss_held_out"] = fit_on == "train";
   s["objective"] = fit.objective;
   s["optimiser"] = optimiser;
+  if (lbfgs)
+    s["lbfgs"] = {{"memory", lo.memory},
+                  {"max_iterations", lo.max_iterations},
+                  {"gradient_tolerance", lo.gradient_tolerance},
+                  {"relative_decrease", lo.relative_decrease}};
   if (optimiser == "sgd")
     s["sgd"] = {{"epochs", so.epochs}, {"batch_size", so.batch_size}, {"lr0", so.lr0}, {"schedule", "cosine"}};
   if (spec.form == CouplingForm::kSoftmax) {

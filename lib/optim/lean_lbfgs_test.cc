@@ -1,0 +1,150 @@
+// The memory-lean L-BFGS on problems with known minimisers, its stopping
+// rules and errors, and its lane reduction.
+#include "lib/optim/lean_lbfgs.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "lib/core/error.h"
+#include "lib/core/rng.h"
+
+namespace potts {
+namespace {
+
+// Extended Rosenbrock, minimum 0 at x = 1.
+double rosenbrock(const arma::vec& x, arma::vec& g) {
+  g.zeros(x.n_elem);
+  double f = 0.0;
+  for (arma::uword k = 0; k + 1 < x.n_elem; k += 2) {
+    const double a = x(k + 1) - x(k) * x(k), b = 1.0 - x(k);
+    f += 100.0 * a * a + b * b;
+    g(k) += -400.0 * a * x(k) - 2.0 * b;
+    g(k + 1) += 200.0 * a;
+  }
+  return f;
+}
+
+arma::vec rosenbrock_start(arma::uword n) {
+  arma::vec x0(n);
+  for (arma::uword k = 0; k < n; ++k) x0(k) = (k % 2 == 0) ? -1.2 : 1.0;
+  return x0;
+}
+
+TEST(LeanLbfgs, RosenbrockConverges) {
+  for (arma::uword n : {2u, 40u}) {
+    LbfgsOptions o;
+    o.gradient_tolerance = 1e-8;
+    o.memory = 5;
+    const LbfgsResult r = lean_lbfgs_minimize(rosenbrock, rosenbrock_start(n), o);
+    EXPECT_EQ(r.status, LbfgsStatus::kGradientConverged) << to_string(r.status) << ", n = " << n;
+    EXPECT_LE(r.gradient_norm, 1e-8);
+    // Near x = 1 the Hessian's smallest eigenvalue is about 0.4: ||x - 1|| <= ||g|| / 0.4.
+    EXPECT_LT(arma::abs(r.x - 1.0).max(), 1e-7) << "n = " << n;
+    EXPECT_LT(r.iterations, 500);
+  }
+}
+
+// f = 1/2 x'Qx - b'x, Q SPD with condition number 1e3: the minimiser Q^-1 b,
+// as lbfgs_minimize finds it.
+TEST(LeanLbfgs, ConvexQuadraticMatchesExactSolutionAndTheFullLbfgs) {
+  const arma::uword n = 50;
+  Rng rng(7, 0);
+  arma::mat G(n, n);
+  for (auto& v : G) v = rng.normal();
+  arma::mat Qo, R;
+  arma::qr(Qo, R, G);
+  arma::mat Q = Qo * arma::diagmat(arma::logspace(0, 3, n)) * Qo.t();
+  Q = 0.5 * (Q + Q.t());
+  arma::vec b(n);
+  for (auto& v : b) v = rng.normal();
+  Objective f = [&](const arma::vec& x, arma::vec& g) {
+    g = Q * x - b;
+    return 0.5 * arma::dot(x, Q * x) - arma::dot(b, x);
+  };
+  LbfgsOptions o;
+  o.gradient_tolerance = 1e-10;
+  o.max_iterations = 5000;
+  const LbfgsResult r = lean_lbfgs_minimize(f, arma::zeros(n), o);
+  EXPECT_EQ(r.status, LbfgsStatus::kGradientConverged) << to_string(r.status);
+  // ||x - x*|| <= ||grad|| / lambda_min = 1e-10.
+  EXPECT_LT(arma::norm(r.x - arma::solve(Q, b)), 1e-9);
+  EXPECT_LT(arma::norm(r.x - lbfgs_minimize(f, arma::zeros(n), o).x), 2e-9);
+}
+
+TEST(LeanLbfgs, DeterministicBitForBit) {
+  LbfgsOptions o;
+  o.memory = 3;
+  const LbfgsResult a = lean_lbfgs_minimize(rosenbrock, rosenbrock_start(10), o);
+  const LbfgsResult b = lean_lbfgs_minimize(rosenbrock, rosenbrock_start(10), o);
+  EXPECT_EQ(a.iterations, b.iterations);
+  EXPECT_EQ(a.evaluations, b.evaluations);
+  EXPECT_TRUE(arma::all(a.x == b.x));
+}
+
+TEST(LeanLbfgs, StoppingRulesAndTheirStatuses) {
+  LbfgsOptions o;
+  o.max_iterations = 3;
+  LbfgsResult r = lean_lbfgs_minimize(rosenbrock, arma::vec{-1.2, 1.0}, o);
+  EXPECT_EQ(r.status, LbfgsStatus::kMaxIterations);
+  EXPECT_EQ(r.iterations, 3);
+  EXPECT_FALSE(r.converged());
+
+  o = LbfgsOptions{};
+  o.gradient_tolerance = 0.0;
+  o.relative_decrease = 1e-3;
+  std::vector<double> values;
+  o.on_iteration = [&](int, double f, double) { values.push_back(f); };
+  r = lean_lbfgs_minimize(rosenbrock, arma::vec{-1.2, 1.0}, o);
+  EXPECT_EQ(r.status, LbfgsStatus::kRelativeDecrease);
+  ASSERT_GE(values.size(), 2u);
+  EXPECT_EQ(values.back(), r.value);
+  const double prev = values[values.size() - 2];
+  EXPECT_LE(prev - r.value, 1e-3 * std::max({std::abs(r.value), std::abs(prev), 1.0}));
+  for (std::size_t k = 1; k < values.size(); ++k) EXPECT_LT(values[k], values[k - 1]) << "iteration " << k + 1;
+}
+
+TEST(LeanLbfgs, NonFiniteValuesAreShortenedOrAnError) {
+  // f = -log(1 - x^2) is +inf outside (-1, 1); minimum 0 at x = 0.
+  Objective barrier = [](const arma::vec& x, arma::vec& g) {
+    g.set_size(1);
+    const double t = 1.0 - x(0) * x(0);
+    if (t <= 0) {
+      g(0) = 0.0;
+      return std::numeric_limits<double>::infinity();
+    }
+    g(0) = 2.0 * x(0) / t;
+    return -std::log(t);
+  };
+  LbfgsOptions o;
+  o.gradient_tolerance = 1e-10;
+  const LbfgsResult r = lean_lbfgs_minimize(barrier, arma::vec{0.9}, o);
+  EXPECT_TRUE(r.converged()) << to_string(r.status);
+  EXPECT_NEAR(r.x(0), 0.0, 1e-10);
+
+  Objective nan_start = [](const arma::vec& x, arma::vec& g) {
+    g = x;
+    return std::numeric_limits<double>::quiet_NaN();
+  };
+  EXPECT_THROW(lean_lbfgs_minimize(nan_start, arma::vec{1.0}, LbfgsOptions{}), StageError);
+  // Finite only at the start point.
+  Objective nan_line = [](const arma::vec& x, arma::vec& g) {
+    g = arma::vec{1.0};
+    return x(0) == 0.0 ? 0.0 : std::numeric_limits<double>::quiet_NaN();
+  };
+  EXPECT_THROW(lean_lbfgs_minimize(nan_line, arma::vec{0.0}, LbfgsOptions{}), StageError);
+}
+
+// Element k goes to lane k mod 8: here 1e16 and -1e16 cancel in lane 0 and
+// the 1 of lane 1 survives; summed in index order the 1 is lost.
+TEST(LeanLbfgs, LaneDotSumsInFixedLanes) {
+  const arma::vec a = {1e16, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -1e16};
+  const arma::vec ones(a.n_elem, arma::fill::ones);
+  EXPECT_EQ(lane_dot(a, ones), 1.0);
+  EXPECT_EQ(ordered_dot(a, ones), 0.0);
+  EXPECT_THROW(lane_dot(a, arma::vec(3, arma::fill::ones)), std::logic_error);
+}
+
+}  // namespace
+}  // namespace potts
