@@ -12,7 +12,8 @@
 //  * a citation: class "cite", linking to the reference.
 // Any other link (a section number pointing at its section) counts as
 // linked. A decimal number is a run of digits and dots with a dot between
-// two digits ("0.03", "2304.07235", "4.1"); it is unmarked when no element
+// two digits ("0.03", "2304.07235", "4.1"), or a number in exponent notation
+// ("1e-3", "6.2893e-05"); it is unmarked when no element
 // around it is a link. The test fails on any unmarked number, naming it with
 // its text, and prints the count of each kind.
 #include <gtest/gtest.h>
@@ -70,7 +71,10 @@ std::map<std::string, std::string> attributes(const std::string& tag_body) {
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 // The decimal numbers of a text: maximal runs of digits and dots, not
-// preceded by a letter or digit, with a dot between two digits.
+// preceded by a letter or digit, with a dot between two digits; and numbers
+// in exponent notation ("1e-3", "6.2893e-05", "2e5": digits, an optional
+// fraction, e or E, an optional sign, digits), not followed by a letter or
+// digit (so that "3e4f" in a hash is not one).
 std::vector<std::string> decimals(const std::string& text) {
   std::vector<std::string> out;
   for (std::size_t k = 0; k < text.size();) {
@@ -84,6 +88,19 @@ std::vector<std::string> decimals(const std::string& text) {
     while (!run.empty() && run.back() == '.') run.pop_back();
     bool decimal = false;
     for (std::size_t d = 1; d + 1 < run.size(); ++d) decimal = decimal || (run[d] == '.' && is_digit(run[d - 1]) && is_digit(run[d + 1]));
+    // An exponent right after the run (the run without a trailing dot).
+    if (e < text.size() && run.size() == e - k && (text[e] == 'e' || text[e] == 'E')) {
+      std::size_t x = e + 1;
+      if (x < text.size() && (text[x] == '-' || text[x] == '+')) ++x;
+      std::size_t digits = x;
+      while (digits < text.size() && is_digit(text[digits])) ++digits;
+      const bool ends = digits == text.size() || !std::isalnum(static_cast<unsigned char>(text[digits]));
+      if (digits > x && ends && is_digit(run.back())) {
+        out.push_back(text.substr(k, digits - k));
+        k = digits;
+        continue;
+      }
+    }
     if (decimal) out.push_back(run);
     k = e;
   }
@@ -199,8 +216,10 @@ std::vector<Number>* Page::numbers_ = nullptr;
 
 TEST(Decimals, FindsDecimalNumbersOnly) {
   EXPECT_EQ(decimals("β = 0.840, M = 3000, lr 3e-3, v1.2, 4.1 and (0.6-0.8)."),
-            (std::vector<std::string>{"0.840", "4.1", "0.6", "0.8"}));
+            (std::vector<std::string>{"0.840", "3e-3", "4.1", "0.6", "0.8"}));
   EXPECT_EQ(decimals("arXiv:2304.07235; end 12."), (std::vector<std::string>{"2304.07235"}));
+  EXPECT_EQ(decimals("λ = 6.2893e-05, 2E5 and 1e+2; not 3e4f, 12e, e5 or 7.e3."),
+            (std::vector<std::string>{"6.2893e-05", "2E5", "1e+2"}));
 }
 
 TEST(Decimals, AShownNumberMatchesItsValueToTheDigitsShown) {
