@@ -8,22 +8,12 @@
 
 #include "lib/core/error.h"
 #include "lib/core/rng.h"
+#include "lib/optim/test_problems.h"
 
 namespace potts {
 namespace {
 
-// Extended Rosenbrock: sum_k 100 (x_{2k+1} - x_{2k}^2)^2 + (1 - x_{2k})^2, minimum 0 at x = 1.
-double rosenbrock(const arma::vec& x, arma::vec& g) {
-  g.zeros(x.n_elem);
-  double f = 0.0;
-  for (arma::uword k = 0; k + 1 < x.n_elem; k += 2) {
-    double a = x(k + 1) - x(k) * x(k), b = 1.0 - x(k);
-    f += 100.0 * a * a + b * b;
-    g(k) += -400.0 * a * x(k) - 2.0 * b;
-    g(k + 1) += 200.0 * a;
-  }
-  return f;
-}
+using test_problems::rosenbrock;
 
 TEST(Lbfgs, RosenbrockTwoDimensions) {
   LbfgsOptions o;
@@ -51,25 +41,12 @@ TEST(Lbfgs, RosenbrockFortyDimensions) {
 // f = 1/2 x'Qx - b'x with Q SPD (condition number ~1e3): minimiser Q^{-1} b.
 TEST(Lbfgs, ConvexQuadraticMatchesExactSolution) {
   const arma::uword n = 50;
-  Rng rng(7, 0);
-  arma::mat G(n, n);
-  for (auto& v : G) v = rng.normal();
-  arma::mat Qo, R;
-  arma::qr(Qo, R, G);
-  arma::vec eig = arma::logspace(0, 3, n);
-  arma::mat Q = Qo * arma::diagmat(eig) * Qo.t();
-  Q = 0.5 * (Q + Q.t());
-  arma::vec b(n);
-  for (auto& v : b) v = rng.normal();
-  Objective f = [&](const arma::vec& x, arma::vec& g) {
-    g = Q * x - b;
-    return 0.5 * arma::dot(x, Q * x) - arma::dot(b, x);
-  };
+  const test_problems::Quadratic f = test_problems::ill_conditioned_quadratic(n, 7);
   LbfgsOptions o;
   o.gradient_tolerance = 1e-10;
   o.max_iterations = 2000;
   LbfgsResult r = lbfgs_minimize(f, arma::zeros(n), o);
-  arma::vec exact = arma::solve(Q, b);
+  arma::vec exact = arma::solve(f.Q, f.b);
   EXPECT_EQ(r.status, LbfgsStatus::kGradientConverged) << to_string(r.status);
   EXPECT_LE(r.gradient_norm, 1e-10);
   // ||x - x*|| <= ||grad|| / lambda_min = 1e-10.

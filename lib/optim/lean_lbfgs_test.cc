@@ -9,22 +9,12 @@
 
 #include "lib/core/error.h"
 #include "lib/core/rng.h"
+#include "lib/optim/test_problems.h"
 
 namespace potts {
 namespace {
 
-// Extended Rosenbrock, minimum 0 at x = 1.
-double rosenbrock(const arma::vec& x, arma::vec& g) {
-  g.zeros(x.n_elem);
-  double f = 0.0;
-  for (arma::uword k = 0; k + 1 < x.n_elem; k += 2) {
-    const double a = x(k + 1) - x(k) * x(k), b = 1.0 - x(k);
-    f += 100.0 * a * a + b * b;
-    g(k) += -400.0 * a * x(k) - 2.0 * b;
-    g(k + 1) += 200.0 * a;
-  }
-  return f;
-}
+using test_problems::rosenbrock;
 
 arma::vec rosenbrock_start(arma::uword n) {
   arma::vec x0(n);
@@ -50,26 +40,14 @@ TEST(LeanLbfgs, RosenbrockConverges) {
 // as lbfgs_minimize finds it.
 TEST(LeanLbfgs, ConvexQuadraticMatchesExactSolutionAndTheFullLbfgs) {
   const arma::uword n = 50;
-  Rng rng(7, 0);
-  arma::mat G(n, n);
-  for (auto& v : G) v = rng.normal();
-  arma::mat Qo, R;
-  arma::qr(Qo, R, G);
-  arma::mat Q = Qo * arma::diagmat(arma::logspace(0, 3, n)) * Qo.t();
-  Q = 0.5 * (Q + Q.t());
-  arma::vec b(n);
-  for (auto& v : b) v = rng.normal();
-  Objective f = [&](const arma::vec& x, arma::vec& g) {
-    g = Q * x - b;
-    return 0.5 * arma::dot(x, Q * x) - arma::dot(b, x);
-  };
+  const test_problems::Quadratic f = test_problems::ill_conditioned_quadratic(n, 7);
   LbfgsOptions o;
   o.gradient_tolerance = 1e-10;
   o.max_iterations = 5000;
   const LbfgsResult r = lean_lbfgs_minimize(f, arma::zeros(n), o);
   EXPECT_EQ(r.status, LbfgsStatus::kGradientConverged) << to_string(r.status);
   // ||x - x*|| <= ||grad|| / lambda_min = 1e-10.
-  EXPECT_LT(arma::norm(r.x - arma::solve(Q, b)), 1e-9);
+  EXPECT_LT(arma::norm(r.x - arma::solve(f.Q, f.b)), 1e-9);
   EXPECT_LT(arma::norm(r.x - lbfgs_minimize(f, arma::zeros(n), o).x), 2e-9);
 }
 
