@@ -16,7 +16,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <set>
 #include <string>
 #include <vector>
@@ -43,10 +42,8 @@ int main(int argc, char** argv) {
   }
   // As the couplings stage: freed blocks stay in the heap (page faults were
   // a third of the fit's time without it).
-  if (!std::getenv("PLM_NO_MALLOPT")) {
-    mallopt(M_MMAP_MAX, 0);
-    mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
-  }
+  mallopt(M_MMAP_MAX, 0);
+  mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
   const std::string dir = argv[1];
   const arma::imat seqs = arma::join_cols(h5_read_imatrix(dir + "/train.h5", "sequences"),
                                           h5_read_imatrix(dir + "/test.h5", "sequences"));
