@@ -1,0 +1,105 @@
+// Factored attention as the observation's public implementation trains it
+// (Bhattacharya et al., "Single layers of attention suffice to predict
+// protein contacts", 2020; paper/spec.md §9.5): a Potts model over the 20
+// amino acids whose couplings are
+//
+//   W_ij = sum_h A^h_ij V^h,   A^h_ij = softmax_{j != i}(q^h_i . k^h_j / sqrt(d)),
+//   W    <- (W + W^T) / 2      (as a matrix of (site, state) pairs),
+//
+// positional queries and keys q^h_i, k^h_j (dimension d), one full A x A
+// value matrix V^h per head, fields b_i. The gap is a pad: a zero input and
+// no target. For a batch of B sequences with T non-pad targets, of N in the
+// family, the loss of one step is
+//
+//   ( sum_{mu, i: s_i != pad} -log p(s_i | s_\i)
+//     + T (c_W ||W||_F + c_b ||b||_F) ) / B,                      (eq. O1)
+//   c_W = lambda (L - 1)(A - 1) / N,  c_b = lambda / N,
+//
+// the Frobenius norms unsquared, as the observation's code computes them;
+// nothing on q, k or V. p(s_i = a | s_\i) = softmax_a(b_i(a) + sum_{j != i,
+// s_j != pad} W_ij(a, s_j)).
+//
+// Computation: each unordered pair p = (i < j) carries the symmetrised block
+// Ws_p = W_ij of the symmetrised W (A x A, column-major in (a, b)); the
+// blocks of all pairs are one product of lib/nn's gemm,
+//
+//   Ws = Vop Bop,  Vop = [V^1 .. V^H, V^1T .. V^HT]  (A^2 x 2H),
+//                  Bop(:, p) = (A^h_ij / 2 for h; A^h_ji / 2 for h)  (2H x P),
+//
+// and the gradient's two products are its transposes (dVop = dWs Bop^T,
+// dBop = Vop^T dWs). Every element is a sequential sum (gemm.cc), the data
+// term's sums run in a fixed order (pairs i < j, sequences in batch order),
+// and threads split outputs, never sums: the same bits on every x86-64 CPU
+// and at any thread count (lib/core/parallel.h).
+//
+// Packing of x: b (A x L, column-major), then per head q^h (d x L), then per
+// head k^h (d x L), then V (A^2 x H, column h is V^h column-major).
+//
+// Tested by //lib/estimators:attention_potts_test (gradient against finite
+// differences with pads and the penalty, against a direct evaluation of eq.
+// O1, bits at 1 and 3 threads).
+#pragma once
+#include <cstdint>
+
+#include <armadillo>
+
+namespace potts {
+
+struct AttentionPottsSpec {
+  arma::uword L = 0;       // sites
+  arma::uword A = 20;      // states that are targets; any state >= A is a pad
+  arma::uword heads = 32;  // H
+  arma::uword head_dim = 16;  // d
+  // Throws StageError naming the inconsistent setting.
+  void check() const;
+  arma::uword pairs() const { return L * (L - 1) / 2; }
+  arma::uword parameter_count() const { return A * L + 2 * heads * head_dim * L + heads * A * A; }
+  // Offsets into the packed x.
+  arma::uword q_offset() const { return A * L; }
+  arma::uword k_offset() const { return A * L + heads * head_dim * L; }
+  arma::uword v_offset() const { return A * L + 2 * heads * head_dim * L; }
+};
+
+// lambda of eq. O1 and the family's size N (the penalty's 1 / N).
+struct AttentionPottsPenalty {
+  double lambda = 0.0;
+  arma::uword family_size = 1;
+};
+
+// Buffers of one evaluation, kept between the steps of a fit.
+struct AttentionPottsWorkspace {
+  arma::mat att;     // L x L per head, column-major, stacked: A^h_ij at i + L j + L^2 h
+  arma::mat vop, bop, ws;  // A^2 x 2H, 2H x P, A^2 x P
+  arma::mat dws, dbop, dvop;
+  arma::mat logits;  // A x (L B)
+};
+
+// Loss eq. O1 of `batch` (B x L, states 0 .. A - 1 or pads) and, if grad is
+// not null, its gradient w.r.t. x (resized). T = 0 (a batch of pads only)
+// gives a loss of 0 and a zero gradient.
+double attention_potts_loss(const AttentionPottsSpec& spec, const arma::vec& x, const arma::imat& batch,
+                            const AttentionPottsPenalty& penalty, arma::vec* grad, AttentionPottsWorkspace& ws);
+
+// The symmetrised couplings as the pair blocks Ws (A^2 x P, pair p = (i < j)
+// in the order (0,1), (0,2), ..., (L-2, L-1)) and the attention maps.
+void attention_potts_couplings(const AttentionPottsSpec& spec, const arma::vec& x, AttentionPottsWorkspace& ws);
+
+// The observation's contact score: ||W_ij||_F of each pair's block (L x L,
+// symmetric, zero diagonal), before APC.
+arma::mat attention_potts_block_norms(const AttentionPottsSpec& spec, const arma::vec& x);
+
+// Whether attention left uniform: per head and query row, the largest
+// weight; the median over all rows, against a uniform row's 1 / (L - 1).
+double attention_potts_median_row_max(const AttentionPottsSpec& spec, const arma::vec& x);
+
+// The observation's start: q, k (as L x H x d tensors) and V (as H x A x A)
+// Xavier-uniform, U(-a, a) with a = sqrt(6 / (fan_in + fan_out)) as PyTorch
+// computes the fans of such tensors (q, k: fan_in H d, fan_out L d; V:
+// fan_in A^2, fan_out H A), drawn from Rng(seed, streams::kInit) in the
+// order q, k, V, each in the order of its packing; fields from the regularised
+// profile, b_i(a) = log(n_i(a) + lambda log N) centred over a, n_i(a) the
+// count of state a at site i in `sequences` (M x L, unweighted; M = N).
+arma::vec attention_potts_start(const AttentionPottsSpec& spec, const arma::imat& sequences, double lambda,
+                                std::uint64_t seed);
+
+}  // namespace potts
