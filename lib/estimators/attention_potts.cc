@@ -9,6 +9,8 @@
 #include "lib/core/error.h"
 #include "lib/core/parallel.h"
 #include "lib/core/rng.h"
+#include "lib/estimators/dense_product.h"
+#include "lib/estimators/pad_data_term.h"
 #include "lib/nn/layers.h"
 
 namespace potts {
@@ -23,7 +25,7 @@ void AttentionPottsSpec::check() const {
 namespace {
 
 // First pair index of row i: pairs (i, j), j > i, are first_pair(i) + j - i - 1.
-arma::uword first_pair(arma::uword i, arma::uword L) { return i * L - i * (i + 1) / 2; }
+arma::uword first_pair(arma::uword i, arma::uword L) { return pair_index(i, i + 1, L); }
 
 // The attention maps of every head into ws.att: column i + L h holds
 // A^h_ij over j (the transpose of head h's map; zero at j = i).
@@ -36,7 +38,8 @@ void attention_maps(const AttentionPottsSpec& s, const arma::vec& x, AttentionPo
       const double* q = x.memptr() + s.q_offset() + h * d * L;
       const double* k = x.memptr() + s.k_offset() + h * d * L;
       double* st = ws.att.colptr(h * L);  // St(j, i) = q_i . k_j / sqrt(d)
-      nn::gemm(true, false, L, L, d, scale, k, d, q, d, 0.0, st, L);
+      dense_product(true, false, L, L, d, k, d, q, d, st, L);
+      for (arma::uword e = 0; e < L * L; ++e) st[e] *= scale;
       for (arma::uword i = 0; i < L; ++i) {
         double* col = st + i * L;
         double mx = -HUGE_VAL;
@@ -52,6 +55,17 @@ void attention_maps(const AttentionPottsSpec& s, const arma::vec& x, AttentionPo
       }
     }
   });
+}
+
+// to = from, element by element, into to's own memory (kept between steps).
+template <class S, class T>
+void convert(const arma::Mat<S>& from, arma::Mat<T>& to) {
+  to.set_size(from.n_rows, from.n_cols);
+  const S* f = from.memptr();
+  T* t = to.memptr();
+  parallel_ranges(from.n_elem, [&](std::size_t e0, std::size_t e1) {
+    for (std::size_t e = e0; e < e1; ++e) t[e] = T(f[e]);
+  }, 1 << 16);
 }
 
 }  // namespace
@@ -71,19 +85,32 @@ void attention_potts_couplings(const AttentionPottsSpec& s, const arma::vec& x, 
         ws.vop(a + A * b, h) = v[h * A2 + a + A * b];
         ws.vop(a + A * b, H + h) = v[h * A2 + b + A * a];
       }
-  ws.bop.set_size(2 * H, P);
-  parallel_ranges(L - 1, [&](std::size_t i0, std::size_t i1) {
-    for (arma::uword i = i0; i < i1; ++i)
-      for (arma::uword j = i + 1; j < L; ++j) {
-        double* col = ws.bop.colptr(first_pair(i, L) + j - i - 1);
-        for (arma::uword h = 0; h < H; ++h) {
-          col[h] = 0.5 * ws.att(j, i + L * h);
-          col[H + h] = 0.5 * ws.att(i, j + L * h);
-        }
+  ws.bop_t.set_size(P, 2 * H);
+  parallel_ranges(H, [&](std::size_t h0, std::size_t h1) {
+    for (arma::uword h = h0; h < h1; ++h) {
+      double* ij = ws.bop_t.colptr(h);
+      double* ji = ws.bop_t.colptr(H + h);
+      for (arma::uword i = 0; i + 1 < L; ++i) {
+        const arma::uword p0 = first_pair(i, L) - i - 1;
+        const double* row = ws.att.colptr(i + L * h);  // A^h_ij over j
+        for (arma::uword j = i + 1; j < L; ++j) ij[p0 + j] = 0.5 * row[j];
       }
+      for (arma::uword j = 1; j < L; ++j) {
+        const double* row = ws.att.colptr(j + L * h);  // A^h_ji over i
+        for (arma::uword i = 0; i < j; ++i) ji[first_pair(i, L) + j - i - 1] = 0.5 * row[i];
+      }
+    }
   });
   ws.ws.set_size(A2, P);
-  nn::gemm(false, false, A2, P, 2 * H, 1.0, ws.vop.memptr(), A2, ws.bop.memptr(), 2 * H, 0.0, ws.ws.memptr(), A2);
+  if (!s.float_products) {
+    dense_product(false, true, A2, P, 2 * H, ws.vop.memptr(), A2, ws.bop_t.memptr(), P, ws.ws.memptr(), A2);
+    return;
+  }
+  convert(ws.vop, ws.vop_f);
+  convert(ws.bop_t, ws.bop_t_f);
+  ws.ws_f.set_size(A2, P);
+  dense_product(false, true, A2, P, 2 * H, ws.vop_f.memptr(), A2, ws.bop_t_f.memptr(), P, ws.ws_f.memptr(), A2);
+  convert(ws.ws_f, ws.ws);
 }
 
 double attention_potts_loss(const AttentionPottsSpec& s, const arma::vec& x, const arma::imat& batch,
@@ -97,81 +124,23 @@ double attention_potts_loss(const AttentionPottsSpec& s, const arma::vec& x, con
   if (penalty.family_size < 1) throw StageError("attention_potts: family_size: expected at least 1");
   attention_potts_couplings(s, x, ws);
   const double* b = x.memptr();
-  auto state = [&](arma::uword n, arma::uword i) { return arma::uword(batch(n, i)); };
-
-  // Logits z(a, n + B i) = b_i(a) + sum_{j != i, s_j not a pad} W_ij(a, s_j),
-  // the pairs in order (ascending j for every i), blocks of pairs so that a
-  // block of Ws is read once per range of sequences.
-  ws.logits.set_size(A, B * L);
-  const arma::uword block = 64;
-  parallel_ranges(B, [&](std::size_t n0, std::size_t n1) {
-    for (arma::uword n = n0; n < n1; ++n)
-      for (arma::uword i = 0; i < L; ++i)
-        for (arma::uword a = 0; a < A; ++a) ws.logits(a, n + B * i) = b[a + A * i];
-    for (arma::uword i = 0; i + 1 < L; ++i)
-      for (arma::uword j0 = i + 1; j0 < L; j0 += block) {
-        const arma::uword j1 = std::min(L, j0 + block);
-        for (arma::uword n = n0; n < n1; ++n) {
-          const arma::uword si = state(n, i);
-          double* zi = ws.logits.colptr(n + B * i);
-          for (arma::uword j = j0; j < j1; ++j) {
-            const double* w = ws.ws.colptr(first_pair(i, L) + j - i - 1);
-            const arma::uword sj = state(n, j);
-            if (sj < A)
-              for (arma::uword a = 0; a < A; ++a) zi[a] += w[a + A * sj];
-            if (si < A) {
-              double* zj = ws.logits.colptr(n + B * j);
-              for (arma::uword c = 0; c < A; ++c) zj[c] += w[si + A * c];
-            }
-          }
-        }
-      }
-  });
-  // Cross-entropy of each non-pad target; the logits become the residuals
-  // (softmax - one-hot) / B, zero at pads.
-  std::vector<double> seq_loss(B, 0.0);
-  std::vector<arma::uword> seq_targets(B, 0);
-  parallel_ranges(B, [&](std::size_t n0, std::size_t n1) {
-    std::vector<double> e(A);
-    for (arma::uword n = n0; n < n1; ++n)
-      for (arma::uword i = 0; i < L; ++i) {
-        double* z = ws.logits.colptr(n + B * i);
-        const arma::uword t = state(n, i);
-        if (t >= A) {
-          std::fill(z, z + A, 0.0);
-          continue;
-        }
-        double mx = z[0];
-        for (arma::uword a = 1; a < A; ++a) mx = std::max(mx, z[a]);
-        for (arma::uword a = 0; a < A; ++a) e[a] = z[a] - mx;
-        nn::exp_nonpositive(e.data(), A);
-        double sum = 0.0;
-        for (arma::uword a = 0; a < A; ++a) sum += e[a];
-        seq_loss[n] += mx + std::log(sum) - z[t];
-        seq_targets[n] += 1;
-        const double inv = 1.0 / sum;
-        for (arma::uword a = 0; a < A; ++a) z[a] = e[a] * inv / double(B);
-        z[t] -= 1.0 / double(B);
-      }
-  });
-  double ce = 0.0;
+  // The data term (pad_data_term.h), its residuals scaled by 1 / B.
+  if (grad != nullptr) grad->set_size(s.parameter_count());  // every entry is written below
   arma::uword T = 0;
-  for (arma::uword n = 0; n < B; ++n) {
-    ce += seq_loss[n];
-    T += seq_targets[n];
-  }
+  const double ce = pad_data_term(L, A, ws.ws, b, batch, 1.0 / double(B), ws.data, &T,
+                                  grad != nullptr ? &ws.dws : nullptr, grad != nullptr ? grad->memptr() : nullptr);
   // Penalty: ||W||_F^2 = 2 sum_p ||Ws_p||^2 (both ordered pairs).
-  std::vector<double> col_sq(P);
+  ws.col_sq.resize(P);
   parallel_ranges(P, [&](std::size_t p0, std::size_t p1) {
     for (arma::uword p = p0; p < p1; ++p) {
       const double* w = ws.ws.colptr(p);
       double s2 = 0.0;
       for (arma::uword e = 0; e < A2; ++e) s2 += w[e] * w[e];
-      col_sq[p] = s2;
+      ws.col_sq[p] = s2;
     }
   });
   double ws2 = 0.0;
-  for (double c : col_sq) ws2 += c;
+  for (double c : ws.col_sq) ws2 += c;
   double b2 = 0.0;
   for (arma::uword e = 0; e < A * L; ++e) b2 += b[e] * b[e];
   const double norm_w = std::sqrt(2.0 * ws2), norm_b = std::sqrt(b2);
@@ -181,48 +150,33 @@ double attention_potts_loss(const AttentionPottsSpec& s, const arma::vec& x, con
   const double loss = ce / double(B) + tb * (c_w * norm_w + c_b * norm_b);
   if (grad == nullptr) return loss;
 
-  grad->zeros(s.parameter_count());
   double* g = grad->memptr();
-  // Fields: the residuals summed over the batch, then the penalty's.
+  // The penalty's shares: b / ||b|| on the fields, 2 Ws_p / ||W|| on each block.
   const double gb = norm_b > 0.0 ? tb * c_b / norm_b : 0.0;
-  parallel_ranges(L, [&](std::size_t i0, std::size_t i1) {
-    for (arma::uword i = i0; i < i1; ++i)
-      for (arma::uword a = 0; a < A; ++a) {
-        double acc = 0.0;
-        for (arma::uword n = 0; n < B; ++n) acc += ws.logits(a, n + B * i);
-        g[a + A * i] = acc + gb * b[a + A * i];
-      }
-  });
-  // dWs_p(a, b) = sum_n [r_i(a) 1(s_j = b) + r_j(b) 1(s_i = a)] + the penalty's
-  // 2 c_W T / B Ws_p / ||W||, each pair's block summed over n in batch order.
+  for (arma::uword e = 0; e < A * L; ++e) g[e] += gb * b[e];
   const double gw = norm_w > 0.0 ? 2.0 * tb * c_w / norm_w : 0.0;
-  ws.dws.set_size(A2, P);
-  parallel_ranges(L - 1, [&](std::size_t i0, std::size_t i1) {
-    for (arma::uword i = i0; i < i1; ++i)
-      for (arma::uword j = i + 1; j < L; ++j) {
-        const arma::uword p = first_pair(i, L) + j - i - 1;
-        double* dw = ws.dws.colptr(p);
-        std::fill(dw, dw + A2, 0.0);
-        for (arma::uword n = 0; n < B; ++n) {
-          const arma::uword si = state(n, i), sj = state(n, j);
-          if (sj < A) {
-            const double* ri = ws.logits.colptr(n + B * i);
-            for (arma::uword a = 0; a < A; ++a) dw[a + A * sj] += ri[a];
-          }
-          if (si < A) {
-            const double* rj = ws.logits.colptr(n + B * j);
-            for (arma::uword c = 0; c < A; ++c) dw[si + A * c] += rj[c];
-          }
-        }
-        const double* w = ws.ws.colptr(p);
-        for (arma::uword e = 0; e < A2; ++e) dw[e] += gw * w[e];
-      }
-  }, 1);
+  parallel_ranges(P, [&](std::size_t p0, std::size_t p1) {
+    for (arma::uword p = p0; p < p1; ++p) {
+      double* dw = ws.dws.colptr(p);
+      const double* w = ws.ws.colptr(p);
+      for (arma::uword e = 0; e < A2; ++e) dw[e] += gw * w[e];
+    }
+  });
   // Through Ws = Vop Bop.
-  ws.dvop.set_size(A2, 2 * H);
-  nn::gemm(false, true, A2, 2 * H, P, 1.0, ws.dws.memptr(), A2, ws.bop.memptr(), 2 * H, 0.0, ws.dvop.memptr(), A2);
-  ws.dbop.set_size(2 * H, P);
-  nn::gemm(true, false, 2 * H, P, A2, 1.0, ws.vop.memptr(), A2, ws.dws.memptr(), A2, 0.0, ws.dbop.memptr(), 2 * H);
+  if (!s.float_products) {
+    ws.dvop.set_size(A2, 2 * H);
+    dense_product(false, false, A2, 2 * H, P, ws.dws.memptr(), A2, ws.bop_t.memptr(), P, ws.dvop.memptr(), A2);
+    ws.dbop_t.set_size(P, 2 * H);
+    dense_product(true, false, P, 2 * H, A2, ws.dws.memptr(), A2, ws.vop.memptr(), A2, ws.dbop_t.memptr(), P);
+  } else {
+    convert(ws.dws, ws.dws_f);
+    ws.dvop_f.set_size(A2, 2 * H);
+    dense_product(false, false, A2, 2 * H, P, ws.dws_f.memptr(), A2, ws.bop_t_f.memptr(), P, ws.dvop_f.memptr(), A2);
+    ws.dbop_t_f.set_size(P, 2 * H);
+    dense_product(true, false, P, 2 * H, A2, ws.dws_f.memptr(), A2, ws.vop_f.memptr(), A2, ws.dbop_t_f.memptr(), P);
+    convert(ws.dvop_f, ws.dvop);
+    convert(ws.dbop_t_f, ws.dbop_t);
+  }
   double* gv = g + s.v_offset();
   for (arma::uword h = 0; h < H; ++h)
     for (arma::uword c = 0; c < A; ++c)
@@ -230,14 +184,17 @@ double attention_potts_loss(const AttentionPottsSpec& s, const arma::vec& x, con
   // Through the softmax of each query row, then St = K^T Q / sqrt(d).
   const double scale = 1.0 / std::sqrt(double(d));
   parallel_ranges(H, [&](std::size_t h0, std::size_t h1) {
-    arma::mat dst(L, L);
+    thread_local arma::mat dst;
+    dst.set_size(L, L);
     for (arma::uword h = h0; h < h1; ++h) {
-      for (arma::uword i = 0; i + 1 < L; ++i)
-        for (arma::uword j = i + 1; j < L; ++j) {
-          const arma::uword p = first_pair(i, L) + j - i - 1;
-          dst(j, i) = 0.5 * ws.dbop(h, p);
-          dst(i, j) = 0.5 * ws.dbop(H + h, p);
-        }
+      const double* dij = ws.dbop_t.colptr(h);
+      const double* dji = ws.dbop_t.colptr(H + h);
+      for (arma::uword i = 0; i + 1 < L; ++i) {
+        const arma::uword p0 = first_pair(i, L) - i - 1;
+        for (arma::uword j = i + 1; j < L; ++j) dst(j, i) = 0.5 * dij[p0 + j];
+      }
+      for (arma::uword j = 1; j < L; ++j)
+        for (arma::uword i = 0; i < j; ++i) dst(i, j) = 0.5 * dji[first_pair(i, L) + j - i - 1];
       for (arma::uword i = 0; i < L; ++i) {
         const double* att = ws.att.colptr(i + L * h);
         double* col = dst.colptr(i);
@@ -248,8 +205,14 @@ double attention_potts_loss(const AttentionPottsSpec& s, const arma::vec& x, con
       }
       const double* q = x.memptr() + s.q_offset() + h * d * L;
       const double* k = x.memptr() + s.k_offset() + h * d * L;
-      nn::gemm(false, false, d, L, L, scale, k, d, dst.memptr(), L, 0.0, g + s.q_offset() + h * d * L, d);
-      nn::gemm(false, true, d, L, L, scale, q, d, dst.memptr(), L, 0.0, g + s.k_offset() + h * d * L, d);
+      double* gq = g + s.q_offset() + h * d * L;
+      double* gk = g + s.k_offset() + h * d * L;
+      dense_product(false, false, d, L, L, k, d, dst.memptr(), L, gq, d);
+      dense_product(false, true, d, L, L, q, d, dst.memptr(), L, gk, d);
+      for (arma::uword e = 0; e < d * L; ++e) {
+        gq[e] *= scale;
+        gk[e] *= scale;
+      }
     }
   });
   return loss;
@@ -312,6 +275,41 @@ arma::vec attention_potts_start(const AttentionPottsSpec& s, const arma::imat& s
   for (arma::uword e = s.q_offset(); e < s.v_offset(); ++e) x(e) = a_qk * (2.0 * rng.uniform() - 1.0);
   for (arma::uword e = s.v_offset(); e < x.n_elem; ++e) x(e) = a_v * (2.0 * rng.uniform() - 1.0);
   return x;
+}
+
+AttentionPottsFit fit_attention_potts(const AttentionPottsSpec& spec, const arma::imat& sequences,
+                                      const AttentionPottsPenalty& penalty, const AttentionPottsFitOptions& options,
+                                      std::uint64_t seed) {
+  spec.check();
+  if (options.steps < 1) throw StageError("attention_potts: steps: expected at least 1");
+  AttentionPottsFit fit;
+  fit.x = attention_potts_start(spec, sequences, penalty.lambda, seed);
+  Adamw opt(fit.x.n_elem, options.adamw);
+  BatchStream batches(sequences.n_rows, options.batch_size, seed);
+  AttentionPottsWorkspace ws;
+  arma::vec g;
+  for (long t = 1; t <= options.steps; ++t) {
+    const arma::uvec rows = batches.next();
+    const double f = attention_potts_loss(spec, fit.x, sequences.rows(rows), penalty, &g, ws);
+    if (!std::isfinite(f) || !g.is_finite())
+      throw StageError("attention_potts: the fit diverged at step " + std::to_string(t) + " (loss " +
+                       std::to_string(f) + "); no result is written");
+    opt.step(fit.x, g);
+    if (options.on_step) options.on_step(t, f);
+  }
+  fit.steps = options.steps;
+  fit.epochs = batches.epoch();
+  return fit;
+}
+
+double attention_potts_mean_loss(const AttentionPottsSpec& spec, const arma::vec& x, const arma::imat& sequences) {
+  // The loss without penalty of all sequences as one batch is CE / M; the
+  // mean over targets needs T, counted here.
+  AttentionPottsWorkspace ws;
+  const AttentionPottsPenalty none;
+  const double per_sequence = attention_potts_loss(spec, x, sequences, none, nullptr, ws);
+  const arma::uword T = arma::accu(sequences < arma::sword(spec.A));
+  return T == 0 ? 0.0 : per_sequence * double(sequences.n_rows) / double(T);
 }
 
 }  // namespace potts

@@ -27,7 +27,8 @@
 //                  Bop(:, p) = (A^h_ij / 2 for h; A^h_ji / 2 for h)  (2H x P),
 //
 // and the gradient's two products are its transposes (dVop = dWs Bop^T,
-// dBop = Vop^T dWs). Every element is a sequential sum (gemm.cc), the data
+// dBop = Vop^T dWs), each of 2 H A^2 P multiply-adds (dense_product.h; Bop
+// is stored transposed). Every element is a sequential sum, the data
 // term's sums run in a fixed order (pairs i < j, sequences in batch order),
 // and threads split outputs, never sums: the same bits on every x86-64 CPU
 // and at any thread count (lib/core/parallel.h).
@@ -40,8 +41,13 @@
 // O1, bits at 1 and 3 threads).
 #pragma once
 #include <cstdint>
+#include <functional>
+#include <vector>
 
 #include <armadillo>
+
+#include "lib/estimators/pad_data_term.h"
+#include "lib/optim/adamw.h"
 
 namespace potts {
 
@@ -50,6 +56,10 @@ struct AttentionPottsSpec {
   arma::uword A = 20;      // states that are targets; any state >= A is a pad
   arma::uword heads = 32;  // H
   arma::uword head_dim = 16;  // d
+  // The three large products in float (each sum in float, from operands
+  // rounded to float; the rest in double): twice as fast, the same bits on
+  // every CPU and thread count as the double path.
+  bool float_products = false;
   // Throws StageError naming the inconsistent setting.
   void check() const;
   arma::uword pairs() const { return L * (L - 1) / 2; }
@@ -68,10 +78,12 @@ struct AttentionPottsPenalty {
 
 // Buffers of one evaluation, kept between the steps of a fit.
 struct AttentionPottsWorkspace {
-  arma::mat att;     // L x L per head, column-major, stacked: A^h_ij at i + L j + L^2 h
-  arma::mat vop, bop, ws;  // A^2 x 2H, 2H x P, A^2 x P
-  arma::mat dws, dbop, dvop;
-  arma::mat logits;  // A x (L B)
+  arma::mat att;     // L x (L H): column i + L h holds A^h_ij over j
+  arma::mat vop, bop_t, ws;  // A^2 x 2H, Bop^T (P x 2H), A^2 x P
+  arma::mat dws, dbop_t, dvop;
+  arma::fmat vop_f, bop_t_f, ws_f, dws_f, dbop_t_f, dvop_f;  // the float path's operands
+  PadDataWorkspace data;  // the data term's buffers
+  std::vector<double> col_sq;
 };
 
 // Loss eq. O1 of `batch` (B x L, states 0 .. A - 1 or pads) and, if grad is
@@ -101,5 +113,33 @@ double attention_potts_median_row_max(const AttentionPottsSpec& spec, const arma
 // count of state a at site i in `sequences` (M x L, unweighted; M = N).
 arma::vec attention_potts_start(const AttentionPottsSpec& spec, const arma::imat& sequences, double lambda,
                                 std::uint64_t seed);
+
+// The observation's optimiser: AdamW (weight decay 0, constant learning
+// rate) on eq. O1, one step per batch of lib/optim's BatchStream (a seeded
+// shuffle of the N sequences each epoch, cut into batches of B, the last
+// shorter), from attention_potts_start(seed).
+struct AttentionPottsFitOptions {
+  long steps = 5000;
+  arma::uword batch_size = 128;
+  AdamwOptions adamw;  // lr 5e-3 in the observation's runs; weight_decay must be 0 there
+  // Called after each step with its number (from 1) and the batch's loss.
+  std::function<void(long, double)> on_step;
+};
+
+struct AttentionPottsFit {
+  arma::vec x;
+  long steps = 0;
+  int epochs = 0;
+};
+
+// Throws StageError when a batch's loss or gradient is not finite (a
+// diverged fit: nothing is returned).
+AttentionPottsFit fit_attention_potts(const AttentionPottsSpec& spec, const arma::imat& sequences,
+                                      const AttentionPottsPenalty& penalty, const AttentionPottsFitOptions& options,
+                                      std::uint64_t seed);
+
+// Eq. O1's data term alone, the mean over every non-pad target of
+// `sequences` (M x L): the training or held-out loss of a fit.
+double attention_potts_mean_loss(const AttentionPottsSpec& spec, const arma::vec& x, const arma::imat& sequences);
 
 }  // namespace potts

@@ -153,8 +153,26 @@ TEST(AttentionPotts, PadsAreNeitherInputsNorTargets) {
   EXPECT_EQ(arma::abs(g1).max(), 0.0);
 }
 
+TEST(AttentionPotts, FloatProductsAgreeWithDoubleToFloatRounding) {
+  Problem p = small_problem();
+  AttentionPottsWorkspace ws;
+  arma::vec gd, gf;
+  const double fd = attention_potts_loss(p.spec, p.x, p.batch, p.pen, &gd, ws);
+  p.spec.float_products = true;
+  const double ff = attention_potts_loss(p.spec, p.x, p.batch, p.pen, &gf, ws);
+  // Sums of at most 2H = 4 (forward) or P = 15 (gradient) float products of
+  // values ~1: relative errors of a few 6e-8 per entry, amplified by no more
+  // than the logits' range: 1e-5 relative leaves two orders of margin, and a
+  // wrong conversion or layout (an error of order 1) fails.
+  EXPECT_NEAR(ff, fd, 1e-5 * std::abs(fd));
+  EXPECT_NE(ff, fd);  // the float path did run
+  EXPECT_LT(arma::abs(gf - gd).max(), 1e-5 * std::max(1.0, arma::abs(gd).max()));
+}
+
 TEST(AttentionPotts, SameBitsAtAnyThreadCount) {
+  for (bool fl : {false, true}) {
   AttentionPottsSpec s;
+  s.float_products = fl;
   s.L = 23;
   s.A = 20;
   s.heads = 5;
@@ -174,6 +192,7 @@ TEST(AttentionPotts, SameBitsAtAnyThreadCount) {
   EXPECT_EQ(std::memcmp(&f1, &f3, sizeof f1), 0);
   ASSERT_EQ(g1.n_elem, g3.n_elem);
   EXPECT_EQ(std::memcmp(g1.memptr(), g3.memptr(), g1.n_elem * sizeof(double)), 0);
+  }
 }
 
 TEST(AttentionPotts, StartIsXavierAndTheRegularisedProfile) {

@@ -1,0 +1,42 @@
+// The pseudo-likelihood data term of a Potts model over A states whose
+// couplings are given as symmetric pair blocks, with pads: a state >= A is a
+// zero input and no target (the observation's convention for the gap).
+//
+//   CE = sum_{mu, i: s_i < A} -log softmax_a(b_i(a) + sum_{j != i, s_j < A} W_ij(a, s_j))[s_i]
+//
+// W_ij for i < j is the block Ws_p (A x A, column-major in (a, b): a the
+// state at i, b at j) of pair p, in the order (0,1), (0,2), ..., (L-2, L-1);
+// W_ji = W_ij^T. Sums run in a fixed order (the logits of site i over j
+// ascending; each block's gradient over the batch in order, then its
+// transposed share) and threads split outputs, never sums: the same bits at
+// any thread count.
+//
+// Used by attention_potts.h (eq. O1) and coupling_pad.h (the full model).
+// Tested through both, against direct evaluations and central differences.
+#pragma once
+#include <vector>
+
+#include <armadillo>
+
+namespace potts {
+
+struct PadDataWorkspace {
+  arma::mat ws_t;    // each block transposed
+  arma::mat logits;  // A x (L B), column i + L n: logits, then residuals
+  arma::mat dws_t;   // the gradient's transposed share
+  std::vector<double> seq_loss;
+  std::vector<arma::uword> seq_targets;
+};
+
+// Pair index of (i, j), i < j.
+inline arma::uword pair_index(arma::uword i, arma::uword j, arma::uword L) {
+  return i * L - i * (i + 1) / 2 + j - i - 1;
+}
+
+// CE above for `batch` (B x L) with fields b (A x L, column-major); *targets
+// gets the number of non-pad targets. If dws is not null: dws (A^2 x P) =
+// scale dCE/dWs and db (A x L) = scale dCE/db.
+double pad_data_term(arma::uword L, arma::uword A, const arma::mat& ws, const double* b, const arma::imat& batch,
+                     double scale, PadDataWorkspace& w, arma::uword* targets, arma::mat* dws, double* db);
+
+}  // namespace potts
