@@ -24,14 +24,20 @@ inline __attribute__((always_inline)) void pair_logits_body(arma::uword A_, arma
                                                             arma::uword j1, arma::uword n0, arma::uword n1,
                                                             double* logits) {
   const arma::uword A = AC ? AC : A_;
+  // Site i's logits in a local copy (registers when A is a constant): the
+  // compiler cannot tell that the stores to site j's never touch them.
+  double acc[AC ? AC : 1];
   for (arma::uword n = n0; n < n1; ++n) {
     const arma::uword si = arma::uword(batch(n, i));
     double* zi = logits + A * (i + L * n);
+    if (AC)
+      for (arma::uword a = 0; a < AC; ++a) acc[a] = zi[a];
+    double* z = AC ? acc : zi;
     for (arma::uword j = j0; j < j1; ++j) {
       const arma::uword p = pair_index(i, j, L), sj = arma::uword(batch(n, j));
       if (sj < A) {
         const double* col = ws.colptr(p) + A * sj;  // W_ij(., s_j)
-        for (arma::uword a = 0; a < A; ++a) zi[a] += col[a];
+        for (arma::uword a = 0; a < A; ++a) z[a] += col[a];
       }
       if (si < A) {
         const double* row = ws_t.colptr(p) + A * si;  // W_ji(., s_i) = W_ij(s_i, .)
@@ -39,6 +45,8 @@ inline __attribute__((always_inline)) void pair_logits_body(arma::uword A_, arma
         for (arma::uword c = 0; c < A; ++c) zj[c] += row[c];
       }
     }
+    if (AC)
+      for (arma::uword a = 0; a < AC; ++a) zi[a] = acc[a];
   }
 }
 
