@@ -5,7 +5,8 @@
 <name>_plm              the pseudo-likelihood baseline (deterministic)
 <name>_<baseline>       freecontact's EVfold / PSICOV
 <name>_score            every predictor scored (only with a structure)
-<name>_cm_<run>[_s<seed>] coupling models fitted by the couplings stage
+<name>_cm_<run>[_s<seed>] coupling models fitted by the couplings stage, or
+                        by the attention stage (the observation's conventions)
 
 Configs are configs/<config_prefix><model>.json (coupling models:
 configs/<config_prefix>cm_<run>.json).
@@ -70,12 +71,35 @@ COUPLING_RUNS = {
         [("heldout_softmax_h32", [1]), ("heldout_softmax_long_h32", [1])] +
         [("factored_long_h%d" % h, [1, 2, 3]) for h in LONG_HEADS] +
         [("heldout_factored_long_h%d" % h, [1]) for h in LONG_HEADS] +
-        [("ablation_" + a, [1, 2, 3]) for a in ["sgd", "sgd_fields", "sgd_weights", "sgd_penalty", "lbfgs"]],
+        [("ablation_" + a, [1, 2, 3]) for a in ["sgd", "sgd_fields", "sgd_weights", "sgd_penalty", "lbfgs"]] +
+        [("factored_penw_h64", [1])],
     ),
     "quick": {
         "plm": [0],
         "heldout_factored_h4": [1],
         "softmax_h2": [1],
+    },
+}
+
+# Models on the observation's data conventions (the attention stage: the gap
+# a pad, no sequence weights), per scale, keyed and scored as the coupling
+# runs (predictor cm_<run>): factored attention trained as the observation's
+# public code trains it (AdamW on batches, the penalty on W), at its main
+# configuration (H = 256, d = 32; three seeds and a held-out fit), at
+# H = 128 and 64, and at its code's defaults (32 x 16); and the
+# pseudo-likelihood model on the same conventions (claim P5's reference).
+ATTENTION_RUNS = {
+    "paper": {
+        "attn_h256": [1, 2, 3],
+        "heldout_attn_h256": [1],
+        "attn_h128": [1],
+        "attn_h64": [1],
+        "attn_h32_d16": [1],
+        "plm_pad": [0],
+    },
+    "quick": {
+        "attn_h4": [1],
+        "plm_pad": [0],
     },
 }
 
@@ -104,8 +128,8 @@ SWEEP_SCORE_OUTS = [
 def coupling_key(run, seed):
     return "cm_" + run + ("_s%d" % seed if seed else "")
 
-def coupling_runs(family, runs, config_prefix):
-    """The couplings stages <family>_cm_<run>[_s<seed>]; {label: predictor key}."""
+def coupling_runs(family, runs, config_prefix, tool = "//stages/proteins:couplings", threaded = False):
+    """The couplings (or attention) stages <family>_cm_<run>[_s<seed>]; {label: predictor key}."""
     out = {}
     for run, seeds in runs.items():
         for seed in seeds:
@@ -116,7 +140,8 @@ def coupling_runs(family, runs, config_prefix):
                 inputs = {":" + family: "family"},
                 outs = COUPLING_OUTS,
                 seed = seed,
-                tool = "//stages/proteins:couplings",
+                threaded = threaded,
+                tool = tool,
             )
             out[":%s_%s" % (family, key)] = key
     return out
@@ -141,7 +166,7 @@ SCORE_OUTS = [
 ]
 
 def protein_family(name, config, msa, models, structure = None, config_prefix = "", baselines = BASELINES,
-                   couplings = {}, score_outs = SCORE_OUTS, score_config = None):
+                   couplings = {}, attention = {}, score_outs = SCORE_OUTS, score_config = None):
     inputs = {msa: "msa"}
     if structure:
         inputs[structure] = "structure"
@@ -199,6 +224,7 @@ def protein_family(name, config, msa, models, structure = None, config_prefix = 
         )
         runs[":%s_%s" % (name, profile)] = profile
     runs.update(coupling_runs(name, couplings, config_prefix))
+    runs.update(coupling_runs(name, attention, config_prefix, tool = "//stages/proteins:attention", threaded = True))
     if structure:
         runs[":" + name] = "family"
         stage(
