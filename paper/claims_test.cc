@@ -31,7 +31,7 @@ const std::map<std::string, std::map<std::string, Verdict>> kStated = {
     {"h30",
      {{"1a", H}, {"1b", H}, {"1c", H}, {"2a", U}, {"2b", H}, {"3a", U}, {"3b", H}, {"5a", N}, {"5b", N}, {"5c", N}}},
     {"gaussian", {{"4a", H}, {"4b", H}, {"4c", H}, {"4d", H}}},
-    {"proteins", {{"P1", H}, {"P2", H}, {"P3", N}, {"P4", U}, {"P4b", U}}},
+    {"proteins", {{"P1", H}, {"P2", H}, {"P3", N}, {"P4", U}, {"P5", U}}},
 };
 
 nlohmann::json load(const std::string& path) { return nlohmann::json::parse(read_text(path)); }
@@ -83,9 +83,10 @@ TEST(PaperClaims, GaussianModelClaimsAreTheStatedOnes) {
   }
 }
 
-// Claims P1-P4 and P4b on the real family, from the proteins score stage: P3 and P4
+// Claims P1-P5 on the real family, from the proteins score stage: P3 and P4
 // compare the predictors the committed claims summary names (the heads
-// sweep's single-head coupling model, its configurations, the weighted PLM).
+// sweep's single-head coupling model, its configurations, the weighted PLM);
+// P5 the observation's protocol and the PLM on the same conventions.
 TEST(PaperClaims, ProteinClaimsAreTheStatedOnes) {
   const nlohmann::json committed = load("results/claims/paper/summary.json");
   const nlohmann::json score = load("results/proteins/paper_pf00071_score/summary.json");
@@ -103,12 +104,20 @@ TEST(PaperClaims, ProteinClaimsAreTheStatedOnes) {
   };
   auto cells = claims::protein_claims(score, margin, keys);
   std::vector<claims::HeadsClaim> heads = {claims::heads_claim(score, keys.plm, configurations(ph.at("configurations")), margin)};
-  // P4's follow-up (every configuration at one iteration budget).
-  ASSERT_TRUE(ph.contains("followup")) << "the committed claims ran without the heads sweep's follow-up";
-  const nlohmann::json& fu = ph.at("followup");
-  heads.push_back(claims::heads_claim(score, keys.plm, configurations(fu.at("configurations")), margin,
-                                      {fu.at("id").get<std::string>(), fu.at("statement").get<std::string>()}));
   for (const auto& h : heads) cells.push_back(h.cell);
+  // P5: the observation's protocol against the PLM on its conventions, by
+  // the paired rule, from the keys the committed summary names.
+  ASSERT_TRUE(committed.contains("protein_observation")) << "the committed claims ran without claim P5";
+  const nlohmann::json& po = committed.at("protein_observation");
+  claims::ObservationKeys ok;
+  ok.statement = committed.at("proteins").at("P5").at("statement").get<std::string>();
+  ok.attention = po.at("attention").get<std::string>();
+  ok.plm = po.at("plm").get<std::string>();
+  ok.weighted_plm = po.at("weighted_plm").get<std::string>();
+  ok.observed_gap = po.at("observed_gap").get<double>();
+  cells.push_back(claims::observation_claim(score, margin, ok));
+  // Its s.e. is the score stage's paired one for these two predictors.
+  EXPECT_EQ(cells.back().se, score["paired"][ok.attention][ok.plm]["standard_error"].get<double>());
   ASSERT_EQ(cells.size(), kStated.at("proteins").size());
   for (const auto& c : cells) {
     std::printf("proteins %s %-14s %s\n", c.id.c_str(), claims::to_string(c.verdict), c.number.c_str());

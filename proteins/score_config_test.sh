@@ -41,5 +41,5 @@ if msg=$("$score" --target //proteins:score_config_test --config "$sweep_config"
            --provenance "$tmp/sweep/provenance.json" 2>&1); then
   fail "sweep_score.json scored a set without the heads sweep"
 fi
-[[ "$msg" == *"cm_factored_h"* ]] || fail "the refusal does not name the missing series: $msg"
+[[ "$msg" == *"sweep series"*"no input predictor starts with 'cm_"* ]] || fail "the refusal does not name the missing series: $msg"
 echo "PASS"

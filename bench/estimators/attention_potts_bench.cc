@@ -10,6 +10,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include "lib/core/parallel.h"
 #include "lib/core/rng.h"
 #include "lib/estimators/attention_potts.h"
 #include "lib/estimators/dense_product.h"
@@ -67,13 +68,15 @@ void BM_AttentionProduct(benchmark::State& state) {
 }
 BENCHMARK(BM_AttentionProduct)->DenseRange(0, 5)->Unit(benchmark::kMillisecond);
 
-// Args: 0 the double path or 1 float products; H; d. The heap as the stage sets it
+// Args: 0 the double path or 1 float products; H; d; threads (the same
+// bits at any count: lib/core/parallel.h). The heap as the stage sets it
 // (no fresh mappings for the step's large buffers).
 void BM_AttentionStep(benchmark::State& state) {
   mallopt(M_MMAP_MAX, 0);
   mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
   AttentionPottsSpec s;
   s.float_products = state.range(0) == 1;
+  set_parallel_threads(int(state.range(3)));
   s.L = kL;
   s.A = kA;
   s.heads = arma::uword(state.range(1));
@@ -88,12 +91,13 @@ void BM_AttentionStep(benchmark::State& state) {
   AttentionPottsWorkspace ws;
   arma::vec g;
   for (auto _ : state) benchmark::DoNotOptimize(attention_potts_loss(s, x, batch, pen, &g, ws));
+  set_parallel_threads(1);
   // The three products' multiply-adds (the step's bulk).
   state.counters["macs_per_ns"] =
       benchmark::Counter(3.0 * double(kA * kA) * double(2 * s.heads) * double(s.pairs()) * 1e-9,
                          benchmark::Counter::kIsIterationInvariantRate);
 }
-BENCHMARK(BM_AttentionStep)->Args({0, 256, 32})->Args({1, 256, 32})->Args({1, 128, 32})->Args({1, 64, 32})->Args({1, 32, 16})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_AttentionStep)->Args({0, 256, 32, 1})->Args({1, 256, 32, 1})->Args({1, 256, 32, 2})->Args({1, 128, 32, 1})->Args({1, 64, 32, 1})->Args({1, 32, 16, 1})->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 }  // namespace potts

@@ -8,6 +8,12 @@
 //       score stage computes it, of SCORES: an HDF5 file's "scores" (the
 //       couplings stage) or a whitespace L x L matrix (CCMpred's output),
 //       against FAMILY_DIR's columns.csv and contacts.csv; one JSON line.
+//   family_tool paired FAMILY_DIR A1.h5[,A2.h5...] B1.h5[,B2.h5...]
+//       the difference of A's and B's top-L precision (|i - j| >= 6, each the
+//       mean over its fits) with its paired standard error
+//       (lib/proteins/paired.h), as the score stage's "paired"; one JSON
+//       line. For fits that are no longer in the DAG (docs/history.md).
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -20,13 +26,26 @@
 #include "lib/core/io.h"
 #include "lib/proteins/contacts.h"
 #include "lib/proteins/msa.h"
+#include "lib/proteins/paired.h"
 
 using namespace potts;
 
 static int usage() {
   std::cerr << "usage: family_tool aln OUT.aln FAMILY.h5...\n"
-               "       family_tool precision FAMILY_DIR SCORES(.h5 or text matrix)\n";
+               "       family_tool precision FAMILY_DIR SCORES(.h5 or text matrix)\n"
+               "       family_tool paired FAMILY_DIR A1.h5[,A2.h5...] B1.h5[,B2.h5...]\n";
   return 2;
+}
+
+// The columns' residue numbers and the contacts of FAMILY_DIR (the prepare
+// stage's columns.csv and contacts.csv).
+static void read_family_truth(const std::string& dir, std::vector<int>& numbers, std::set<std::pair<int, int>>& truth) {
+  const auto columns = read_csv(dir + "/columns.csv");
+  for (double r : csv_column(columns, dir + "/columns.csv", "residue")) numbers.push_back(int(r));
+  const auto contacts = read_csv(dir + "/contacts.csv");
+  const auto& ci = csv_column(contacts, dir + "/contacts.csv", "i");
+  const auto& cj = csv_column(contacts, dir + "/contacts.csv", "j");
+  for (std::size_t k = 0; k < ci.size(); ++k) truth.insert({int(ci[k]), int(cj[k])});
 }
 
 int main(int argc, char** argv) {
@@ -43,6 +62,27 @@ int main(int argc, char** argv) {
       std::printf("%llu sequences, %llu columns\n", (unsigned long long)all.n_rows, (unsigned long long)all.n_cols);
       return 0;
     }
+    if (cmd == "paired" && argc == 5) {
+      const std::string dir = argv[2];
+      std::vector<int> numbers;
+      std::set<std::pair<int, int>> truth;
+      read_family_truth(dir, numbers, truth);
+      auto load = [](const std::string& list) {
+        std::vector<arma::mat> out;
+        std::size_t a = 0;
+        while (a <= list.size()) {
+          const std::size_t b = std::min(list.find(',', a), list.size());
+          out.push_back(h5_read_matrix(list.substr(a, b - a), "scores"));
+          a = b + 1;
+        }
+        return out;
+      };
+      const proteins::PairedDifference d =
+          proteins::paired_precision_difference(load(argv[3]), load(argv[4]), numbers, truth, 1.0, 6);
+      std::printf("{\"difference\": %.6f, \"jackknife_se\": %.6f, \"seeds_se\": %.6f, \"standard_error\": %.6f}\n",
+                  d.difference, d.jackknife_se, d.seeds_se, d.standard_error);
+      return 0;
+    }
     if (cmd == "precision" && argc == 4) {
       const std::string dir = argv[2], path = argv[3];
       arma::mat scores;
@@ -50,18 +90,13 @@ int main(int argc, char** argv) {
         scores = h5_read_matrix(path, "scores");
       else if (!scores.load(path, arma::raw_ascii))
         throw std::runtime_error(path + ": expected a whitespace matrix of numbers");
-      const auto columns = read_csv(dir + "/columns.csv");
       std::vector<int> numbers;
-      for (double r : csv_column(columns, dir + "/columns.csv", "residue")) numbers.push_back(int(r));
+      std::set<std::pair<int, int>> truth;
+      read_family_truth(dir, numbers, truth);
       if (scores.n_rows != numbers.size() || scores.n_cols != numbers.size())
         throw std::runtime_error(path + ": " + std::to_string(scores.n_rows) + " x " + std::to_string(scores.n_cols) +
                                  ", expected " + std::to_string(numbers.size()) + " x " +
                                  std::to_string(numbers.size()) + " (the family's columns)");
-      const auto contacts = read_csv(dir + "/contacts.csv");
-      const auto& ci = csv_column(contacts, dir + "/contacts.csv", "i");
-      const auto& cj = csv_column(contacts, dir + "/contacts.csv", "j");
-      std::set<std::pair<int, int>> truth;
-      for (std::size_t k = 0; k < ci.size(); ++k) truth.insert({int(ci[k]), int(cj[k])});
       const std::size_t L = numbers.size();
       std::printf("{\"top_L\": %.6f, \"top_L2\": %.6f, \"top_L5\": %.6f}\n",
                   proteins::precision_at(scores, numbers, truth, L, 6),

@@ -149,6 +149,28 @@ HeadsClaim heads_claim(const nlohmann::json& score, const std::string& plm_key,
                        const std::vector<HeadsConfiguration>& configurations, double margin,
                        const HeadsLabel& label = {});
 
+// The paired difference of two predictors' top-L precision in the score
+// summary ("paired": [A][B], the delete-one-residue jackknife with the
+// seeds' spread; lib/proteins/paired.h): {difference, standard_error,
+// jackknife_se, seeds_se}, or null when the score stage did not pair them.
+nlohmann::json paired_difference(const nlohmann::json& score, const std::string& a, const std::string& b);
+
+// Claim P5 on a real family: "trained as the observation trained it,
+// factored attention predicts contacts as well as the pseudo-likelihood
+// model on the same data conventions". d = P(attention) − P(plm) (top-L
+// precision, |i − j| ≥ 6, each the mean over its fits) with the paired
+// s.e. of the score summary; non-inferiority within `margin`: holds if
+// d + margin > z·s.e., does not hold if d + margin < −z·s.e. (z = 1.645),
+// undecided otherwise. The number also gives d against `weighted_plm` with
+// its paired s.e., and the observation's own median gap `observed_gap`.
+struct ObservationKeys {
+  std::string id = "P5";
+  std::string statement;
+  std::string attention, plm, weighted_plm;
+  double observed_gap = 0.0;  // the observation's median P(attention) − P(Potts) over its families
+};
+Cell observation_claim(const nlohmann::json& score, double margin, const ObservationKeys& keys);
+
 nlohmann::json to_json(const Cell& c);
 
 // Position of the peak of a test-loss curve over realisations: for each

@@ -305,3 +305,52 @@ TEST(ProteinClaims, P3ComparesThePredictorsItsKeysName) {
 
 }  // namespace
 }  // namespace potts::claims
+
+namespace potts::claims {
+namespace {
+
+// A score summary with one paired difference A − B.
+nlohmann::json paired_score(double d, double se) {
+  nlohmann::json s;
+  s["paired"]["attn"]["plm_pad"] = {{"difference", d}, {"standard_error", se}, {"jackknife_se", se}, {"seeds_se", 0.0}};
+  s["paired"]["attn"]["plm"] = {{"difference", d - 0.05}, {"standard_error", se}, {"jackknife_se", se}, {"seeds_se", 0.0}};
+  return s;
+}
+
+ObservationKeys observation_keys() {
+  ObservationKeys k;
+  k.statement = "as well as";
+  k.attention = "attn";
+  k.plm = "plm_pad";
+  k.weighted_plm = "plm";
+  k.observed_gap = -0.034;
+  return k;
+}
+
+// P5's rule on constructed paired differences (margin 0.1, z = 1.645): the
+// verdict turns where d + 0.1 crosses ±1.645 s.e., and the number carries
+// the weighted PLM's difference and the observation's gap.
+TEST(ObservationClaim, PairedNonInferiority) {
+  const ObservationKeys k = observation_keys();
+  // d + 0.1 = 0.05 > 1.645 × 0.02 = 0.0329: holds.
+  Cell c = observation_claim(paired_score(-0.05, 0.02), 0.1, k);
+  EXPECT_EQ(c.verdict, Verdict::kHolds);
+  EXPECT_EQ(c.id, "P5");
+  EXPECT_NEAR(c.value, -0.05, 1e-15);
+  EXPECT_NEAR(c.se, 0.02, 1e-15);
+  EXPECT_NE(c.number.find("-0.100 ± 0.020"), std::string::npos) << c.number;  // against the weighted PLM
+  EXPECT_NE(c.number.find("-0.034"), std::string::npos) << c.number;
+  // d + 0.1 = 0.02 < 0.0329 and > −0.0329: undecided.
+  EXPECT_EQ(observation_claim(paired_score(-0.08, 0.02), 0.1, k).verdict, Verdict::kUndecided);
+  // d + 0.1 = −0.04 < −0.0329: does not hold.
+  EXPECT_EQ(observation_claim(paired_score(-0.14, 0.02), 0.1, k).verdict, Verdict::kDoesNotHold);
+  // The same d with the unpaired (larger) error would be undecided: the pairing decides.
+  EXPECT_EQ(observation_claim(paired_score(-0.05, 0.055), 0.1, k).verdict, Verdict::kUndecided);
+  // Without the score stage's pairing: a clear error; a missing pair reads as null.
+  EXPECT_THROW(observation_claim(nlohmann::json::object(), 0.1, k), StageError);
+  EXPECT_TRUE(paired_difference(paired_score(0, 1), "attn", "nothing").is_null());
+  EXPECT_FALSE(paired_difference(paired_score(0, 1), "attn", "plm").is_null());
+}
+
+}  // namespace
+}  // namespace potts::claims

@@ -1,5 +1,6 @@
-// The claims on a real protein family (P1-P3) and the heads sweep's claim
-// (P4, P4b): top-L precisions from the proteins score summary.
+// The claims on a real protein family (P1-P3), the heads sweep's claim (P4)
+// and the observation's protocol (P5): top-L precisions and paired
+// differences from the proteins score summary.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -71,6 +72,40 @@ std::vector<Cell> protein_claims(const nlohmann::json& score, double margin, con
   return out;
 }
 
+nlohmann::json paired_difference(const nlohmann::json& score, const std::string& a, const std::string& b) {
+  if (!score.contains("paired") || !score.at("paired").contains(a) || !score.at("paired").at(a).contains(b))
+    return nullptr;
+  return score.at("paired").at(a).at(b);
+}
+
+Cell observation_claim(const nlohmann::json& score, double margin, const ObservationKeys& keys) {
+  const nlohmann::json p = paired_difference(score, keys.attention, keys.plm);
+  if (p.is_null())
+    throw StageError("claims: " + keys.id + " needs the paired difference of '" + keys.attention + "' and '" +
+                     keys.plm + "' in the proteins score summary (the score stage's 'paired')");
+  const double d = p.at("difference").get<double>(), se = p.at("standard_error").get<double>();
+  const double z = t_critical(0, kLevel);
+  const bool holds = d + margin > z * se, fails = d + margin < -z * se;
+  std::string beside;
+  const nlohmann::json w = paired_difference(score, keys.attention, keys.weighted_plm);
+  if (!w.is_null())
+    beside = fmt("; against the weighted PLM %.3f ± %.3f", w.at("difference").get<double>(),
+                 w.at("standard_error").get<double>());
+  char number[400];
+  std::snprintf(number, sizeof number,
+                "d = P(attention) − P(PLM, same conventions) = %.3f ± %.3f (paired)%s; the observation's median "
+                "gap over its families: %.3f",
+                d, se, beside.c_str(), keys.observed_gap);
+  char rule[300];
+  std::snprintf(rule, sizeof rule,
+                "non-inferiority within %.2f: holds if d + %.2f > z·s.e., does not hold if d + %.2f < −z·s.e., "
+                "undecided otherwise (z = %.3f; s.e. the delete-one-residue jackknife with the seeds' spread)",
+                margin, margin, margin, z);
+  return make_cell(keys.id, keys.statement,
+                   Estimate{d, se, 0, "the L residues (paired jackknife) and the training seeds"},
+                   holds ? Verdict::kHolds : fails ? Verdict::kDoesNotHold : Verdict::kUndecided, number, rule);
+}
+
 HeadsClaim heads_claim(const nlohmann::json& score, const std::string& plm_key,
                        const std::vector<HeadsConfiguration>& configurations, double margin,
                        const HeadsLabel& label) {
@@ -99,6 +134,9 @@ HeadsClaim heads_claim(const nlohmann::json& score, const std::string& plm_key,
                                   {"d", d[k]},
                                   {"se", se[k]},
                                   {"status", good ? "as good" : worse ? "worse" : "undecided"}});
+    // The paired s.e. of the same difference, reported beside (the rule keeps P3's s.e.).
+    const nlohmann::json pd = paired_difference(score, c.key, plm_key);
+    if (!pd.is_null()) out.configurations.back()["paired_se"] = pd.at("standard_error");
   }
   const Verdict v = any_good ? Verdict::kHolds : all_worse ? Verdict::kDoesNotHold : Verdict::kUndecided;
   char number[300];

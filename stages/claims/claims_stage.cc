@@ -52,6 +52,20 @@ void run_claims(Stage& st) {
     heads_sweep = read_configurations(ph, "protein_heads");
     ph.finish();
   }
+  // Optional: claim P5, the observation's protocol against the PLM on the
+  // same conventions (lib/claims/claims.h, observation_claim).
+  claims::ObservationKeys observation;
+  const bool has_observation = cfg.has("protein_observation");
+  if (has_observation) {
+    Config po = cfg.section("protein_observation");
+    observation.id = po.string("id");
+    observation.statement = po.string("statement");
+    observation.attention = po.string("attention");
+    observation.plm = po.string("plm");
+    observation.weighted_plm = po.string("weighted_plm");
+    observation.observed_gap = po.number("observed_gap", -1.0, 1.0);
+    po.finish();
+  }
   if (cfg.has("protein_heads_followup")) {
     if (heads_sweep.empty())
       throw StageError(cfg.origin() + ": protein_heads_followup: expected 'protein_heads' beside it (its PLM)");
@@ -125,6 +139,9 @@ void run_claims(Stage& st) {
       s["proteins"][c.id] = claims::to_json(c);
       add_row("proteins", c);
     }
+    // P3's paired s.e., reported beside its verdict (whose rule keeps its own).
+    const nlohmann::json p3 = claims::paired_difference(score, protein_keys.p3_factored, protein_keys.plm);
+    if (!p3.is_null()) s["proteins"]["P3"]["paired_se"] = p3.at("standard_error");
     auto heads_row = [&](const std::vector<claims::HeadsConfiguration>& configs, const claims::HeadsLabel& label) {
       const claims::HeadsClaim h = claims::heads_claim(score, protein_keys.plm, configs, protein_margin, label);
       s["proteins"][h.cell.id] = claims::to_json(h.cell);
@@ -143,6 +160,18 @@ void run_claims(Stage& st) {
         s["protein_heads"]["followup"] = {{"id", followup_label.id},
                                           {"statement", followup_label.statement},
                                           {"configurations", heads_row(followup, followup_label)}};
+    }
+    if (has_observation) {
+      const claims::Cell c = claims::observation_claim(score, protein_margin, observation);
+      s["proteins"][c.id] = claims::to_json(c);
+      for (const auto& [name, key] : {std::pair<const char*, const std::string&>{"same_conventions", observation.plm},
+                                      {"weighted", observation.weighted_plm}})
+        s["proteins"][c.id]["paired"][name] = claims::paired_difference(score, observation.attention, key);
+      s["protein_observation"] = {{"attention", observation.attention},
+                                  {"plm", observation.plm},
+                                  {"weighted_plm", observation.weighted_plm},
+                                  {"observed_gap", observation.observed_gap}};
+      add_row("proteins", c);
     }
     s["protein_parity_margin"] = protein_margin;
   }

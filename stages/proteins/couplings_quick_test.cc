@@ -25,11 +25,12 @@
 
 #include "lib/core/io.h"
 #include "lib/proteins/contacts.h"
+#include "stages/proteins/quick_family.h"
 
 namespace potts {
 namespace {
 
-const std::string kFamily = "stages/proteins/quick_pf00071/";
+using testing_quick::kFamily;
 std::string run_dir(const std::string& run) { return "stages/proteins/quick_pf00071_" + run + "/"; }
 
 const arma::uword kL = 159, kQ = 21;
@@ -82,14 +83,8 @@ TEST(CouplingsQuick, ScoresAreSymmetricAndTheObjectiveNeverIncreases) {
 }
 
 TEST(CouplingsQuick, TheWeightedFullModelOnAllSequencesFindsContacts) {
-  const auto columns = read_csv(kFamily + "columns.csv");
-  std::vector<int> residues;
-  for (double r : csv_column(columns, "columns.csv", "residue")) residues.push_back(int(r));
-  const auto contacts = read_csv(kFamily + "contacts.csv");
-  const auto& ci = csv_column(contacts, "contacts.csv", "i");
-  const auto& cj = csv_column(contacts, "contacts.csv", "j");
-  std::set<std::pair<int, int>> truth;
-  for (std::size_t k = 0; k < ci.size(); ++k) truth.insert({int(ci[k]), int(cj[k])});
+  const std::vector<int> residues = testing_quick::residues();
+  const std::set<std::pair<int, int>> truth = testing_quick::contacts();
   ASSERT_EQ(truth.size(), 351u);
   const arma::mat S = h5_read_matrix(run_dir("cm_plm") + "scores.h5", "scores");
   const double top_l = proteins::precision_at(S, residues, truth, kL, 6);

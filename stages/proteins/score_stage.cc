@@ -9,6 +9,7 @@
 #include "lib/core/io.h"
 #include "lib/core/stats.h"
 #include "lib/proteins/contacts.h"
+#include "lib/proteins/paired.h"
 #include "stages/proteins/family_stage.h"
 
 namespace potts {
@@ -121,6 +122,19 @@ void run_proteins_score(Stage& st) {
   // Optional "aliases" {name: predictor}, applied to the summary below.
   const nlohmann::json aliases = cfg.has("aliases") ? cfg.value("aliases") : nlohmann::json::object();
   if (!aliases.is_object()) throw StageError(cfg.origin() + ": aliases: expected an object {name: predictor}");
+  // Optional "paired": [[A, B], ...]: the difference of A's and B's top-L
+  // precision (|i − j| ≥ 6) with its paired standard error (the
+  // delete-one-residue jackknife and the seeds' spread; lib/proteins/paired.h).
+  std::vector<std::pair<std::string, std::string>> paired;
+  if (cfg.has("paired")) {
+    const nlohmann::json& pj = cfg.value("paired");
+    if (!pj.is_array()) throw StageError(cfg.origin() + ": paired: expected an array of [predictor, predictor]");
+    for (const auto& e : pj) {
+      if (!e.is_array() || e.size() != 2 || !e[0].is_string() || !e[1].is_string())
+        throw StageError(cfg.origin() + ": paired: expected [predictor, predictor], got " + e.dump());
+      paired.push_back({e[0].get<std::string>(), e[1].get<std::string>()});
+    }
+  }
   cfg.finish();
   const FamilyData f = read_family(st);
   const bool scored = f.has_structure;
@@ -200,7 +214,7 @@ void run_proteins_score(Stage& st) {
     const auto& rs = runs[p];
     nlohmann::json pj;
     pj["runs"] = rs.size();
-    std::vector<double> losses, train_losses, curve_minima, objectives, qk_rms, largest_weights;
+    std::vector<double> losses, train_losses, curve_minima, objectives, qk_rms, largest_weights, row_max;
     for (const Run& r : rs) {
       pj["seeds"].push_back(r.seed);
       if (r.summary.contains("test_loss")) losses.push_back(r.summary.at("test_loss").get<double>());
@@ -211,6 +225,11 @@ void run_proteins_score(Stage& st) {
         }
       // A coupling fit's final objective, and a softmax fit's attention.
       if (r.summary.value("model", "") == "couplings") objectives.push_back(r.summary.at("objective").get<double>());
+      // The observation's protocol: the median over rows of each row's largest weight.
+      if (r.summary.contains("attention_maps")) {
+        row_max.push_back(r.summary.at("attention_maps").at("median_row_max").get<double>());
+        pj["attention_uniform_weight"] = r.summary.at("attention_maps").at("uniform_weight");
+      }
       if (r.summary.contains("attention")) {
         qk_rms.push_back(r.summary.at("attention").at("query_key_rms").get<double>());
         largest_weights.push_back(r.summary.at("attention").at("largest_weight").get<double>());
@@ -240,6 +259,7 @@ void run_proteins_score(Stage& st) {
     }
     if (!qk_rms.empty()) pj["attention_query_key_rms"] = mean_of(qk_rms);
     if (!largest_weights.empty()) pj["attention_largest_weight"] = mean_of(largest_weights);
+    if (!row_max.empty()) pj["attention_median_row_max"] = mean_of(row_max);
     for (const auto& [name, _] : rs.front().scores) {
       // One ranking per run and separation serves every top k.
       std::map<int, std::vector<std::vector<double>>> curves_of;
@@ -281,8 +301,8 @@ void run_proteins_score(Stage& st) {
     // A coupling model's form, size and fit (the couplings stage's summary).
     if (is_coupling_model(p))
       for (const char* k : {"description", "form", "heads", "head_dim", "value_rank", "fields", "symmetrise", "weights",
-                            "fit_on", "fit_sequences", "parameters", "lambda_h", "lambda_c", "lambda_w", "optimiser",
-                            "test_loss_held_out"})
+                            "fit_on", "fit_sequences", "parameters", "lambda_h", "lambda_c", "lambda_w", "lambda", "optimiser",
+                            "test_loss_held_out", "gap", "products", "adamw"})
         if (rs.front().summary.contains(k)) pj[k] = rs.front().summary.at(k);
     predictors[p] = pj;
   }
@@ -416,6 +436,26 @@ void run_proteins_score(Stage& st) {
     predictors[name]["alias_of"] = target;
   }
   s["predictors"] = predictors;
+  for (const auto& [a, b] : paired) {
+    auto fits = [&](const std::string& name) {
+      std::string target = name;
+      if (!runs.count(target) && aliases.contains(name)) target = aliases.at(name).get<std::string>();
+      if (!runs.count(target))
+        throw StageError(cfg.origin() + ": paired: '" + name + "' is not an input predictor or an alias of one");
+      std::vector<arma::mat> out;
+      for (const Run& r : runs.at(target)) out.push_back(r.scores.at("counted"));
+      return out;
+    };
+    const PairedDifference d = paired_precision_difference(fits(a), fits(b), f.residues, f.contacts, 1.0, 6);
+    s["paired"][a][b] = {{"difference", d.difference},
+                         {"jackknife_se", d.jackknife_se},
+                         {"seeds_se", d.seeds_se},
+                         {"standard_error", d.standard_error}};
+  }
+  if (!paired.empty())
+    s["paired_se"] = "the difference of two predictors' top-L precision (|i − j| ≥ 6, each the mean over its fits) "
+                     "and its paired standard error: the delete-one-residue jackknife over the L columns and the "
+                     "seeds' spread, in quadrature";
   s["top"] = "precision of the k highest-scoring pairs of columns with |i − j| ≥ separation (residue numbers), "
              "k = floor(L), floor(L/2), floor(L/5) with L the number of columns";
   s["se"] = "sqrt(se_seeds^2 + se_binomial^2): the standard error of the mean over seeds (0 for one run) and "

@@ -1,0 +1,32 @@
+// The quick family's columns and contacts for the proteins branch's
+// science tests (the prepare stage's columns.csv and contacts.csv).
+#pragma once
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lib/core/io.h"
+
+namespace potts::testing_quick {
+
+const std::string kFamily = "stages/proteins/quick_pf00071/";
+
+// The residue number of each column.
+inline std::vector<int> residues() {
+  std::vector<int> out;
+  for (double r : csv_column(read_csv(kFamily + "columns.csv"), "columns.csv", "residue")) out.push_back(int(r));
+  return out;
+}
+
+// The contacts, pairs of residue numbers (i < j).
+inline std::set<std::pair<int, int>> contacts() {
+  const auto c = read_csv(kFamily + "contacts.csv");
+  const auto& ci = csv_column(c, "contacts.csv", "i");
+  const auto& cj = csv_column(c, "contacts.csv", "j");
+  std::set<std::pair<int, int>> truth;
+  for (std::size_t k = 0; k < ci.size(); ++k) truth.insert({int(ci[k]), int(cj[k])});
+  return truth;
+}
+
+}  // namespace potts::testing_quick
