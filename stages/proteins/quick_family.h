@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "lib/core/io.h"
+#include "lib/proteins/contacts.h"
 
 namespace potts::testing_quick {
 
@@ -27,6 +28,14 @@ inline std::set<std::pair<int, int>> contacts() {
   std::set<std::pair<int, int>> truth;
   for (std::size_t k = 0; k < ci.size(); ++k) truth.insert({int(ci[k]), int(cj[k])});
   return truth;
+}
+
+// Top-L precision (|i - j| >= 6) of a run's scores.h5 against the contacts,
+// L the number of columns.
+inline double top_l(const std::string& scores_h5) {
+  const std::vector<int> numbers = residues();
+  const arma::mat S = h5_read_matrix(scores_h5, "scores");
+  return proteins::precision_at(S, numbers, contacts(), numbers.size(), 6);
 }
 
 }  // namespace potts::testing_quick
