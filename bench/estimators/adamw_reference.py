@@ -1,16 +1,23 @@
 #!/usr/bin/env python3
-"""PyTorch's AdamW on the project's reference problem: the losses that
-//lib/estimators:adamw_reference_test compares the C++ AdamW with.
+"""PyTorch's AdamW on the project's reference problems: the losses that
+//lib/estimators:adamw_reference_test compares the C++ fits with.
 
-Reads the problem written by //bench/estimators:adamw_reference_inputs (a
-factored coupling model with fields, eq. 4 summed over heads, its packed
-start and the batches), fits it with torch.optim.AdamW in float64 for the
-given steps, and prints the problem with "torch_losses" (each batch's mean
-cross-entropy before its step) and "torch_x_final" added. Needs Debian's
-python3-torch.
+Reads a problem written by //bench/estimators:adamw_reference_inputs, fits
+it with torch.optim.AdamW in float64 for the given steps, and prints the
+problem with "torch_losses" (each batch's loss before its step) and
+"torch_x_final" added. Needs Debian's python3-torch (/usr/bin/python3).
 
-Packing (as lib/estimators/coupling_models.h): the fields h (C x L), then per
-head A (L x L, diagonal held at zero) and V (C x C), each column-major.
+Two models, written here from their equations, not from the C++:
+* "factored" (the default): a factored coupling model with fields, eq. 4
+  summed over heads, loss the batch's mean cross-entropy. Packing (as
+  lib/estimators/coupling_models.h): the fields h (C x L), then per head A
+  (L x L, diagonal held at zero) and V (C x C), each column-major.
+* "attention": the observation's factored attention, eq. O1 of
+  lib/estimators/attention_potts.h: softmax attention over j != i of
+  q_i . k_j / sqrt(d), W = sum_h A^h (x) V^h symmetrised, states >= A are
+  pads (no input, no target), loss (CE + T (c_W ||W||_F + c_b ||b||_F)) / B
+  with c_W = lambda (L-1)(A-1)/N and c_b = lambda/N. Packing: b (A x L), per
+  head q (d x L), per head k (d x L), then V (A^2 x H), each column-major.
 
 Usage: adamw_reference.py INPUT.json > OUTPUT.json
 """
@@ -20,15 +27,9 @@ import sys
 import torch
 
 
-def main():
-    p = json.load(open(sys.argv[1]))
-    torch.set_num_threads(1)
+def factored_loss(p, seqs, x):
     L, C, H = p["L"], p["C"], p["heads"]
-    seqs = torch.tensor(p["sequences"], dtype=torch.long)
-    x = torch.nn.Parameter(torch.tensor(p["x0"], dtype=torch.float64))
     mask = 1.0 - torch.eye(L, dtype=torch.float64)
-    opt = torch.optim.AdamW([x], lr=p["lr"], betas=tuple(p["betas"]), eps=p["eps"],
-                            weight_decay=p["weight_decay"])
 
     def loss_of(batch):
         s = seqs[batch]
@@ -44,6 +45,46 @@ def main():
             z = z + torch.einsum("ij,ab,njb->nia", A, V, onehot)
         return torch.nn.functional.cross_entropy(z.reshape(-1, C), s.reshape(-1))
 
+    return loss_of
+
+
+def attention_loss(p, seqs, x):
+    L, A, H, d = p["L"], p["A"], p["heads"], p["head_dim"]
+    lam, N = p["lambda"], p["family_size"]
+    c_w, c_b = lam * (L - 1) * (A - 1) / N, lam / N
+    eye = torch.eye(L, dtype=torch.bool)
+
+    def loss_of(batch):
+        s = seqs[batch]
+        real = s < A  # (B, L): targets and inputs; the rest are pads
+        onehot = torch.nn.functional.one_hot(torch.where(real, s, 0), A).to(torch.float64)
+        onehot = onehot * real.unsqueeze(-1)  # a pad is a zero input
+        b = x[: A * L].view(L, A)  # b[i, a]
+        q = x[A * L: A * L + H * d * L].view(H, L, d)  # q[h, i, r]
+        k = x[A * L + H * d * L: A * L + 2 * H * d * L].view(H, L, d)
+        V = x[A * L + 2 * H * d * L:].view(H, A, A).transpose(1, 2)  # V[h, a, c]
+        scores = torch.einsum("hir,hjr->hij", q, k) / d ** 0.5
+        att = torch.softmax(scores.masked_fill(eye, float("-inf")), dim=-1)  # att[h, i, j]
+        W = torch.einsum("hij,hac->iajc", att, V)
+        W = 0.5 * (W + W.permute(2, 3, 0, 1))  # symmetrised over (site, state) pairs
+        z = b.unsqueeze(0) + torch.einsum("iajc,njc->nia", W, onehot)
+        logp = torch.log_softmax(z, dim=-1)
+        ce = -(logp.gather(-1, torch.where(real, s, 0).unsqueeze(-1)).squeeze(-1) * real).sum()
+        T = real.sum()
+        penalty = c_w * torch.linalg.norm(W.reshape(-1)) + c_b * torch.linalg.norm(b.reshape(-1))
+        return (ce + T * penalty) / len(batch)
+
+    return loss_of
+
+
+def main():
+    p = json.load(open(sys.argv[1]))
+    torch.set_num_threads(1)
+    seqs = torch.tensor(p["sequences"], dtype=torch.long)
+    x = torch.nn.Parameter(torch.tensor(p["x0"], dtype=torch.float64))
+    loss_of = (attention_loss if p.get("model") == "attention" else factored_loss)(p, seqs, x)
+    opt = torch.optim.AdamW([x], lr=p["lr"], betas=tuple(p["betas"]), eps=p["eps"],
+                            weight_decay=p["weight_decay"])
     losses = []
     for t in range(p["steps"]):
         opt.zero_grad()

@@ -1,13 +1,28 @@
-// Writes the AdamW reference problem (lib/estimators/adamw_reference_problem.h)
-// as JSON on standard output, for bench/estimators/adamw_reference.py:
+// Writes an AdamW reference problem (lib/estimators/adamw_reference_problem.h)
+// as JSON on standard output, for bench/estimators/adamw_reference.py: the
+// factored coupling model without an argument, the observation's factored
+// attention with "attention".
 //   tools/bazel run //bench/estimators:adamw_reference_inputs > /tmp/in.json
 //   /usr/bin/python3 bench/estimators/adamw_reference.py /tmp/in.json \
 //     > lib/estimators/testdata/adamw_reference.json
+//   tools/bazel run //bench/estimators:adamw_reference_inputs -- attention > /tmp/in.json
+//   /usr/bin/python3 bench/estimators/adamw_reference.py /tmp/in.json \
+//     > lib/estimators/testdata/adamw_reference_attention.json
 #include <iostream>
+#include <string>
 
 #include "lib/estimators/adamw_reference_problem.h"
 
-int main() {
-  std::cout << potts::adamw_reference::to_json(potts::adamw_reference::make_problem()).dump() << "\n";
+int main(int argc, char** argv) {
+  namespace ref = potts::adamw_reference;
+  const std::string model = argc > 1 ? argv[1] : "factored";
+  if (model == "factored") {
+    std::cout << ref::to_json(ref::make_problem()).dump() << "\n";
+  } else if (model == "attention") {
+    std::cout << ref::to_json(ref::make_attention_problem()).dump() << "\n";
+  } else {
+    std::cerr << "adamw_reference_inputs: unknown model '" << model << "': expected factored or attention\n";
+    return 2;
+  }
   return 0;
 }

@@ -1,9 +1,12 @@
-// The problem of the PyTorch AdamW reference (adamw_reference_test, and
-// bench/estimators:adamw_reference_inputs, which writes it for
-// bench/estimators/adamw_reference.py): a small family of random sequences,
-// a factored coupling model with fields, its seeded start and the seeded
-// batches of 20 AdamW steps. One definition for both, so that the test
-// notices when the fixture no longer describes the code's problem.
+// The problems of the PyTorch AdamW reference (adamw_reference_test, and
+// bench/estimators:adamw_reference_inputs, which writes them for
+// bench/estimators/adamw_reference.py): small families of random sequences,
+// each with a model, its seeded start and the seeded batches of 20 AdamW
+// steps. (1) A factored coupling model with fields (eq. 4), weight decay on;
+// (2) the observation's factored attention (attention_potts.h, eq. O1) with
+// pads and its penalty, fitted by fit_attention_potts as the stage fits it.
+// One definition for both sides, so that the test notices when a fixture
+// no longer describes the code's problem.
 #pragma once
 #include <vector>
 
@@ -11,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lib/core/rng.h"
+#include "lib/estimators/attention_potts.h"
 #include "lib/estimators/coupling_models.h"
 #include "lib/optim/adamw.h"
 
@@ -59,6 +63,71 @@ inline nlohmann::json to_json(const Problem& p) {
   j["betas"] = {p.options.beta1, p.options.beta2};
   j["eps"] = p.options.eps;
   j["steps"] = p.steps;
+  j["sequences"] = nlohmann::json::array();
+  for (arma::uword mu = 0; mu < p.sequences.n_rows; ++mu) {
+    std::vector<int> row;
+    for (arma::uword i = 0; i < p.sequences.n_cols; ++i) row.push_back(int(p.sequences(mu, i)));
+    j["sequences"].push_back(row);
+  }
+  j["x0"] = std::vector<double>(p.x0.begin(), p.x0.end());
+  j["batches"] = nlohmann::json::array();
+  for (const auto& b : p.batches) j["batches"].push_back(std::vector<arma::uword>(b.begin(), b.end()));
+  return j;
+}
+
+// The observation's factored attention on a family with pads (state A),
+// its start (attention_potts_start) and the batches fit_attention_potts
+// draws with the same seed; AdamW as the observation runs it (weight decay 0).
+struct AttentionProblem {
+  AttentionPottsSpec spec;
+  AttentionPottsPenalty penalty;
+  arma::imat sequences;
+  arma::vec x0;
+  std::vector<arma::uvec> batches;
+  AttentionPottsFitOptions options;
+  std::uint64_t seed = 7;
+};
+
+inline AttentionProblem make_attention_problem() {
+  AttentionProblem p;
+  p.spec.L = 7;
+  p.spec.A = 4;
+  p.spec.heads = 2;
+  p.spec.head_dim = 3;
+  const arma::uword M = 40;
+  // lambda large enough that the penalty moves the losses by more than the
+  // tolerance (with the observation's 1e-3 it would hardly show at L = 7).
+  p.penalty.lambda = 0.5;
+  p.penalty.family_size = M;
+  Rng rng(p.seed, streams::kCouplings);
+  p.sequences.set_size(M, p.spec.L);
+  for (arma::uword mu = 0; mu < M; ++mu)
+    for (arma::uword i = 0; i < p.spec.L; ++i)  // about one state in six a pad
+      p.sequences(mu, i) = arma::sword(rng.uniform() < 0.15 ? p.spec.A : rng.below(p.spec.A));
+  p.x0 = attention_potts_start(p.spec, p.sequences, p.penalty.lambda, p.seed);
+  p.options.steps = 20;
+  p.options.batch_size = 16;
+  p.options.adamw.lr = 5e-3;  // the observation's
+  p.options.adamw.weight_decay = 0.0;
+  BatchStream stream(M, p.options.batch_size, p.seed);
+  for (long t = 0; t < p.options.steps; ++t) p.batches.push_back(stream.next());
+  return p;
+}
+
+inline nlohmann::json to_json(const AttentionProblem& p) {
+  nlohmann::json j;
+  j["model"] = "attention";
+  j["L"] = p.spec.L;
+  j["A"] = p.spec.A;
+  j["heads"] = p.spec.heads;
+  j["head_dim"] = p.spec.head_dim;
+  j["lambda"] = p.penalty.lambda;
+  j["family_size"] = p.penalty.family_size;
+  j["lr"] = p.options.adamw.lr;
+  j["weight_decay"] = p.options.adamw.weight_decay;
+  j["betas"] = {p.options.adamw.beta1, p.options.adamw.beta2};
+  j["eps"] = p.options.adamw.eps;
+  j["steps"] = p.options.steps;
   j["sequences"] = nlohmann::json::array();
   for (arma::uword mu = 0; mu < p.sequences.n_rows; ++mu) {
     std::vector<int> row;

@@ -1,10 +1,12 @@
 // The project's AdamW (lib/optim/adamw.h) against PyTorch's torch.optim.AdamW
-// on the reference problem (adamw_reference_problem.h): a factored coupling
-// model with fields, its seeded start and 20 seeded batches. The fixture is
-// PyTorch's output on that problem (bench/estimators/adamw_reference.py,
-// float64, one thread); the test first checks that the fixture describes the
-// problem the code defines now (sequences, start, batches), then that each
-// step's batch loss agrees.
+// on the reference problems (adamw_reference_problem.h): a factored coupling
+// model with fields, and the observation's factored attention (eq. O1) fitted
+// by fit_attention_potts, the attention stage's own fitter; each with its
+// seeded start and 20 seeded batches. The fixtures are PyTorch's output on
+// those problems (bench/estimators/adamw_reference.py, float64, one thread,
+// the models written there from their equations); each test first checks
+// that its fixture describes the problem the code defines now (sequences,
+// start, batches), then that each step's batch loss agrees.
 //
 // Tolerance: both sides compute in IEEE double, with different summation
 // orders (PyTorch's einsum and log-softmax, the project's sequential sums)
@@ -15,7 +17,10 @@
 // amount. 1e-10 relative on the losses and 1e-9 absolute on the final
 // parameters leave four orders of magnitude for that, and are far below
 // the 1e-3 by which one step changes the loss: a wrong decay, bias
-// correction or batch order fails.
+// correction or batch order fails. For the attention model the same holds
+// (losses of about 10, summed over a batch of 16 and divided by it); a wrong
+// pad, symmetrisation, softmax mask or penalty (norm, coefficient, the T / B
+// factor) moves the first loss or the steps by far more.
 #include <cmath>
 #include <string>
 
@@ -57,6 +62,36 @@ TEST(AdamwReference, SameLossesAsPyTorchFor20Steps) {
   EXPECT_LT(worst, 1e-9) << "largest difference of the final parameters from PyTorch's";
   // The steps did something: the parameters moved by far more than the tolerance.
   EXPECT_GT(arma::abs(x - p.x0).max(), 1e-3);
+}
+
+TEST(AdamwReference, ObservationAttentionFitSameLossesAsPyTorchFor20Steps) {
+  const auto fixture = read_json("lib/estimators/testdata/adamw_reference_attention.json");
+  const auto p = adamw_reference::make_attention_problem();
+  const auto mine = adamw_reference::to_json(p);
+  for (const char* k : {"model", "L", "A", "heads", "head_dim", "lambda", "family_size", "lr", "weight_decay", "betas",
+                        "eps", "steps", "sequences", "batches"})
+    ASSERT_EQ(fixture.at(k), mine.at(k)) << "the fixture's '" << k << "' is not the problem's: regenerate it";
+  const auto x0 = fixture.at("x0").get<std::vector<double>>();
+  ASSERT_EQ(x0.size(), p.x0.n_elem);
+  for (std::size_t k = 0; k < x0.size(); ++k)
+    ASSERT_EQ(x0[k], p.x0(k)) << "the fixture's start differs from attention_potts_start's at " << k;
+
+  // The stage's fitter, its start and batches drawn from the same seed.
+  std::vector<double> losses;
+  auto options = p.options;
+  options.on_step = [&](long, double f) { losses.push_back(f); };
+  const auto fit = fit_attention_potts(p.spec, p.sequences, p.penalty, options, p.seed);
+  const auto torch = fixture.at("torch_losses").get<std::vector<double>>();
+  ASSERT_EQ(torch.size(), std::size_t(p.options.steps));
+  ASSERT_EQ(losses.size(), torch.size());
+  for (std::size_t t = 0; t < torch.size(); ++t)
+    EXPECT_NEAR(losses[t], torch[t], 1e-10 * std::abs(torch[t])) << "step " << t + 1;
+  const auto xf = fixture.at("torch_x_final").get<std::vector<double>>();
+  ASSERT_EQ(xf.size(), fit.x.n_elem);
+  double worst = 0.0;
+  for (std::size_t k = 0; k < xf.size(); ++k) worst = std::max(worst, std::abs(xf[k] - fit.x(k)));
+  EXPECT_LT(worst, 1e-9) << "largest difference of the final parameters from PyTorch's";
+  EXPECT_GT(arma::abs(fit.x - p.x0).max(), 1e-3);
 }
 
 }  // namespace
