@@ -24,9 +24,6 @@ void AttentionPottsSpec::check() const {
 
 namespace {
 
-// First pair index of row i: pairs (i, j), j > i, are first_pair(i) + j - i - 1.
-arma::uword first_pair(arma::uword i, arma::uword L) { return pair_index(i, i + 1, L); }
-
 // The attention maps of every head into ws.att: column i + L h holds
 // A^h_ij over j (the transpose of head h's map; zero at j = i).
 void attention_maps(const AttentionPottsSpec& s, const arma::vec& x, AttentionPottsWorkspace& ws) {
@@ -57,15 +54,167 @@ void attention_maps(const AttentionPottsSpec& s, const arma::vec& x, AttentionPo
   });
 }
 
-// to = from, element by element, into to's own memory (kept between steps).
-template <class S, class T>
-void convert(const arma::Mat<S>& from, arma::Mat<T>& to) {
-  to.set_size(from.n_rows, from.n_cols);
-  const S* f = from.memptr();
-  T* t = to.memptr();
-  parallel_ranges(from.n_elem, [&](std::size_t e0, std::size_t e1) {
-    for (std::size_t e = e0; e < e1; ++e) t[e] = T(f[e]);
-  }, 1 << 16);
+// The symmetric and antisymmetric parts of an A x A block, by index: the
+// entries (a, b) with a <= b (u = 0 .. A(A+1)/2 - 1) and with a < b
+// (k = 0 .. A(A-1)/2 - 1), each column b after column b - 1.
+struct BlockParts {
+  std::vector<arma::uword> sym_a, sym_b, anti_a, anti_b;
+  std::vector<arma::uword> sym_of, anti_of;  // (a + A b) -> u of (min, max); k of (min, max) when a != b
+  explicit BlockParts(arma::uword A) : sym_of(A * A), anti_of(A * A) {
+    for (arma::uword b = 0; b < A; ++b)
+      for (arma::uword a = 0; a <= b; ++a) {
+        sym_of[a + A * b] = sym_of[b + A * a] = sym_a.size();
+        sym_a.push_back(a);
+        sym_b.push_back(b);
+        if (a == b) continue;
+        anti_of[a + A * b] = anti_of[b + A * a] = anti_a.size();
+        anti_a.push_back(a);
+        anti_b.push_back(b);
+      }
+  }
+};
+
+// The operands of eq. P1 (attention_potts.h) in T: Sop (S x H), Kop (K x H)
+// from V, and Bplus^T, Bminus^T (P x H) from the maps; each entry computed
+// in double, then rounded to T.
+template <class T>
+void fill_operands(const AttentionPottsSpec& s, const arma::vec& x, const BlockParts& parts,
+                   const AttentionPottsWorkspace& ws, AttentionProducts<T>& pr) {
+  const arma::uword L = s.L, A = s.A, H = s.heads, A2 = A * A, P = s.pairs();
+  const arma::uword S = parts.sym_a.size(), K = parts.anti_a.size();
+  const double* v = x.memptr() + s.v_offset();
+  pr.sop.set_size(S, H);
+  pr.kop.set_size(K, H);
+  for (arma::uword h = 0; h < H; ++h) {
+    const double* vh = v + h * A2;
+    for (arma::uword u = 0; u < S; ++u) {
+      const arma::uword a = parts.sym_a[u], b = parts.sym_b[u];
+      pr.sop(u, h) = T(0.5 * (vh[a + A * b] + vh[b + A * a]));
+    }
+    for (arma::uword k = 0; k < K; ++k) {
+      const arma::uword a = parts.anti_a[k], b = parts.anti_b[k];
+      pr.kop(k, h) = T(0.5 * (vh[a + A * b] - vh[b + A * a]));
+    }
+  }
+  pr.bp_t.set_size(P, H);
+  pr.bm_t.set_size(P, H);
+  parallel_ranges(H, [&](std::size_t h0, std::size_t h1) {
+    std::vector<double> aij(P);  // A^h_ij by pair, read along the maps' columns
+    for (arma::uword h = h0; h < h1; ++h) {
+      T* plus = pr.bp_t.colptr(h);
+      T* minus = pr.bm_t.colptr(h);
+      for (arma::uword i = 0; i + 1 < L; ++i) {
+        const double* row = ws.att.colptr(i + L * h);  // A^h_ij over j
+        std::copy(row + i + 1, row + L, aij.begin() + pair_index(i, i + 1, L));
+      }
+      for (arma::uword j = 1; j < L; ++j) {
+        const double* col = ws.att.colptr(j + L * h);  // A^h_ji over i
+        for (arma::uword i = 0; i < j; ++i) {
+          const arma::uword p = pair_index(i, j, L);
+          plus[p] = T(0.5 * (aij[p] + col[i]));
+          minus[p] = T(0.5 * (aij[p] - col[i]));
+        }
+      }
+    }
+  });
+}
+
+// Eq. P1's two products, then each block Ws_p assembled in double from its
+// parts: Ws_p(a, b) = Wsym(u) + Wanti(k) for a < b, Wsym(u) - Wanti(k) for
+// a > b, Wsym(u) on the diagonal.
+template <class T>
+void form_couplings(const AttentionPottsSpec& s, const BlockParts& parts, AttentionProducts<T>& pr, arma::mat& wsb,
+                    std::vector<double>& col_sq) {
+  const arma::uword A = s.A, H = s.heads, A2 = A * A, P = s.pairs();
+  const arma::uword S = parts.sym_a.size(), K = parts.anti_a.size();
+  pr.wsym.set_size(S, P);
+  pr.want.set_size(K, P);
+  dense_product(false, true, S, P, H, pr.sop.memptr(), S, pr.bp_t.memptr(), P, pr.wsym.memptr(), S);
+  dense_product(false, true, K, P, H, pr.kop.memptr(), K, pr.bm_t.memptr(), P, pr.want.memptr(), K);
+  wsb.set_size(A2, P);
+  col_sq.resize(P);
+  parallel_ranges(P, [&](std::size_t p0, std::size_t p1) {
+    for (arma::uword p = p0; p < p1; ++p) {
+      const T* ws_ = pr.wsym.colptr(p);
+      const T* wa = pr.want.colptr(p);
+      double* w = wsb.colptr(p);
+      for (arma::uword b = 0; b < A; ++b)
+        for (arma::uword a = 0; a < A; ++a) {
+          const double sym = double(ws_[parts.sym_of[a + A * b]]);
+          w[a + A * b] = a == b ? sym
+                         : a < b ? sym + double(wa[parts.anti_of[a + A * b]])
+                                 : sym - double(wa[parts.anti_of[a + A * b]]);
+        }
+      // ||Ws_p||^2, for the penalty, while the block is in cache.
+      double s2 = 0.0;
+      for (arma::uword e = 0; e < A2; ++e) s2 += w[e] * w[e];
+      col_sq[p] = s2;
+    }
+  });
+}
+
+// The gradient through eq. P1: dWs + gw Ws (the data term's gradient and the
+// penalty's, in double) split into its parts' shares (rounded to T), the
+// four products, then the shares of V and of the maps
+// in double: dV(a, b) = dSop(u) / 2 + dKop(k) / 2 and dV(b, a) = dSop(u) / 2
+// - dKop(k) / 2 for a < b, dV(a, a) = dSop(u); dA_ij = (dBplus + dBminus) / 2,
+// dA_ji = (dBplus - dBminus) / 2. dmaps(p, h) and dmaps(p, H + h) receive
+// dA^h_ij and dA^h_ji of pair p.
+template <class T>
+void product_gradient(const AttentionPottsSpec& s, const BlockParts& parts, const arma::mat& wsb, double gw,
+                      arma::mat& dws, AttentionProducts<T>& pr, double* gv, arma::mat& dmaps) {
+  const arma::uword A = s.A, H = s.heads, A2 = A * A, P = s.pairs();
+  const arma::uword S = parts.sym_a.size(), K = parts.anti_a.size();
+  pr.gsym.set_size(S, P);
+  pr.gant.set_size(K, P);
+  parallel_ranges(P, [&](std::size_t p0, std::size_t p1) {
+    for (arma::uword p = p0; p < p1; ++p) {
+      double* g = dws.colptr(p);
+      const double* w = wsb.colptr(p);
+      for (arma::uword e = 0; e < A2; ++e) g[e] += gw * w[e];
+      T* gs = pr.gsym.colptr(p);
+      T* ga = pr.gant.colptr(p);
+      for (arma::uword u = 0; u < S; ++u) {
+        const arma::uword a = parts.sym_a[u], b = parts.sym_b[u];
+        gs[u] = T(a == b ? g[a + A * a] : g[a + A * b] + g[b + A * a]);
+      }
+      for (arma::uword k = 0; k < K; ++k) {
+        const arma::uword a = parts.anti_a[k], b = parts.anti_b[k];
+        ga[k] = T(g[a + A * b] - g[b + A * a]);
+      }
+    }
+  });
+  pr.dsop.set_size(S, H);
+  pr.dkop.set_size(K, H);
+  pr.dbp_t.set_size(P, H);
+  pr.dbm_t.set_size(P, H);
+  dense_product(false, false, S, H, P, pr.gsym.memptr(), S, pr.bp_t.memptr(), P, pr.dsop.memptr(), S);
+  dense_product(false, false, K, H, P, pr.gant.memptr(), K, pr.bm_t.memptr(), P, pr.dkop.memptr(), K);
+  dense_product(true, false, P, H, S, pr.gsym.memptr(), S, pr.sop.memptr(), S, pr.dbp_t.memptr(), P);
+  dense_product(true, false, P, H, K, pr.gant.memptr(), K, pr.kop.memptr(), K, pr.dbm_t.memptr(), P);
+  for (arma::uword h = 0; h < H; ++h) {
+    double* gvh = gv + h * A2;
+    for (arma::uword u = 0; u < S; ++u) {
+      const arma::uword a = parts.sym_a[u], b = parts.sym_b[u];
+      const double ds = double(pr.dsop(u, h));
+      if (a == b) {
+        gvh[a + A * a] = ds;
+        continue;
+      }
+      const double dk = double(pr.dkop(parts.anti_of[a + A * b], h));
+      gvh[a + A * b] = 0.5 * ds + 0.5 * dk;
+      gvh[b + A * a] = 0.5 * ds - 0.5 * dk;
+    }
+  }
+  dmaps.set_size(P, 2 * H);
+  parallel_ranges(H, [&](std::size_t h0, std::size_t h1) {
+    for (arma::uword h = h0; h < h1; ++h)
+      for (arma::uword p = 0; p < P; ++p) {
+        const double dp = double(pr.dbp_t(p, h)), dm = double(pr.dbm_t(p, h));
+        dmaps(p, h) = 0.5 * (dp + dm);
+        dmaps(p, H + h) = 0.5 * (dp - dm);
+      }
+  });
 }
 
 }  // namespace
@@ -75,47 +224,20 @@ void attention_potts_couplings(const AttentionPottsSpec& s, const arma::vec& x, 
   if (x.n_elem != s.parameter_count())
     throw StageError("attention_potts: " + std::to_string(x.n_elem) + " parameters, expected " +
                      std::to_string(s.parameter_count()));
-  const arma::uword L = s.L, A = s.A, H = s.heads, A2 = A * A, P = s.pairs();
   attention_maps(s, x, ws);
-  ws.vop.set_size(A2, 2 * H);
-  const double* v = x.memptr() + s.v_offset();
-  for (arma::uword h = 0; h < H; ++h)
-    for (arma::uword b = 0; b < A; ++b)
-      for (arma::uword a = 0; a < A; ++a) {
-        ws.vop(a + A * b, h) = v[h * A2 + a + A * b];
-        ws.vop(a + A * b, H + h) = v[h * A2 + b + A * a];
-      }
-  ws.bop_t.set_size(P, 2 * H);
-  parallel_ranges(H, [&](std::size_t h0, std::size_t h1) {
-    for (arma::uword h = h0; h < h1; ++h) {
-      double* ij = ws.bop_t.colptr(h);
-      double* ji = ws.bop_t.colptr(H + h);
-      for (arma::uword i = 0; i + 1 < L; ++i) {
-        const arma::uword p0 = first_pair(i, L) - i - 1;
-        const double* row = ws.att.colptr(i + L * h);  // A^h_ij over j
-        for (arma::uword j = i + 1; j < L; ++j) ij[p0 + j] = 0.5 * row[j];
-      }
-      for (arma::uword j = 1; j < L; ++j) {
-        const double* row = ws.att.colptr(j + L * h);  // A^h_ji over i
-        for (arma::uword i = 0; i < j; ++i) ji[first_pair(i, L) + j - i - 1] = 0.5 * row[i];
-      }
-    }
-  });
-  ws.ws.set_size(A2, P);
-  if (!s.float_products) {
-    dense_product(false, true, A2, P, 2 * H, ws.vop.memptr(), A2, ws.bop_t.memptr(), P, ws.ws.memptr(), A2);
-    return;
+  const BlockParts parts(s.A);
+  if (s.float_products) {
+    fill_operands(s, x, parts, ws, ws.pf);
+    form_couplings(s, parts, ws.pf, ws.ws, ws.col_sq);
+  } else {
+    fill_operands(s, x, parts, ws, ws.pd);
+    form_couplings(s, parts, ws.pd, ws.ws, ws.col_sq);
   }
-  convert(ws.vop, ws.vop_f);
-  convert(ws.bop_t, ws.bop_t_f);
-  ws.ws_f.set_size(A2, P);
-  dense_product(false, true, A2, P, 2 * H, ws.vop_f.memptr(), A2, ws.bop_t_f.memptr(), P, ws.ws_f.memptr(), A2);
-  convert(ws.ws_f, ws.ws);
 }
 
 double attention_potts_loss(const AttentionPottsSpec& s, const arma::vec& x, const arma::imat& batch,
                             const AttentionPottsPenalty& penalty, arma::vec* grad, AttentionPottsWorkspace& ws) {
-  const arma::uword L = s.L, A = s.A, H = s.heads, d = s.head_dim, A2 = A * A, P = s.pairs();
+  const arma::uword L = s.L, A = s.A, H = s.heads, d = s.head_dim;
   const arma::uword B = batch.n_rows;
   if (B == 0 || batch.n_cols != L)
     throw StageError("attention_potts: a batch of " + std::to_string(B) + " x " + std::to_string(batch.n_cols) +
@@ -129,16 +251,8 @@ double attention_potts_loss(const AttentionPottsSpec& s, const arma::vec& x, con
   arma::uword T = 0;
   const double ce = pad_data_term(L, A, ws.ws, b, batch, 1.0 / double(B), ws.data, &T,
                                   grad != nullptr ? &ws.dws : nullptr, grad != nullptr ? grad->memptr() : nullptr);
-  // Penalty: ||W||_F^2 = 2 sum_p ||Ws_p||^2 (both ordered pairs).
-  ws.col_sq.resize(P);
-  parallel_ranges(P, [&](std::size_t p0, std::size_t p1) {
-    for (arma::uword p = p0; p < p1; ++p) {
-      const double* w = ws.ws.colptr(p);
-      double s2 = 0.0;
-      for (arma::uword e = 0; e < A2; ++e) s2 += w[e] * w[e];
-      ws.col_sq[p] = s2;
-    }
-  });
+  // Penalty: ||W||_F^2 = 2 sum_p ||Ws_p||^2 (both ordered pairs; the
+  // blocks' squares from attention_potts_couplings).
   double ws2 = 0.0;
   for (double c : ws.col_sq) ws2 += c;
   double b2 = 0.0;
@@ -155,46 +269,27 @@ double attention_potts_loss(const AttentionPottsSpec& s, const arma::vec& x, con
   const double gb = norm_b > 0.0 ? tb * c_b / norm_b : 0.0;
   for (arma::uword e = 0; e < A * L; ++e) g[e] += gb * b[e];
   const double gw = norm_w > 0.0 ? 2.0 * tb * c_w / norm_w : 0.0;
-  parallel_ranges(P, [&](std::size_t p0, std::size_t p1) {
-    for (arma::uword p = p0; p < p1; ++p) {
-      double* dw = ws.dws.colptr(p);
-      const double* w = ws.ws.colptr(p);
-      for (arma::uword e = 0; e < A2; ++e) dw[e] += gw * w[e];
-    }
-  });
-  // Through Ws = Vop Bop.
-  if (!s.float_products) {
-    ws.dvop.set_size(A2, 2 * H);
-    dense_product(false, false, A2, 2 * H, P, ws.dws.memptr(), A2, ws.bop_t.memptr(), P, ws.dvop.memptr(), A2);
-    ws.dbop_t.set_size(P, 2 * H);
-    dense_product(true, false, P, 2 * H, A2, ws.dws.memptr(), A2, ws.vop.memptr(), A2, ws.dbop_t.memptr(), P);
-  } else {
-    convert(ws.dws, ws.dws_f);
-    ws.dvop_f.set_size(A2, 2 * H);
-    dense_product(false, false, A2, 2 * H, P, ws.dws_f.memptr(), A2, ws.bop_t_f.memptr(), P, ws.dvop_f.memptr(), A2);
-    ws.dbop_t_f.set_size(P, 2 * H);
-    dense_product(true, false, P, 2 * H, A2, ws.dws_f.memptr(), A2, ws.vop_f.memptr(), A2, ws.dbop_t_f.memptr(), P);
-    convert(ws.dvop_f, ws.dvop);
-    convert(ws.dbop_t_f, ws.dbop_t);
-  }
-  double* gv = g + s.v_offset();
-  for (arma::uword h = 0; h < H; ++h)
-    for (arma::uword c = 0; c < A; ++c)
-      for (arma::uword a = 0; a < A; ++a) gv[h * A2 + a + A * c] = ws.dvop(a + A * c, h) + ws.dvop(c + A * a, H + h);
+  // Through eq. P1 to V and to the maps, the penalty's share of each block
+  // joining the data term's on the way.
+  const BlockParts parts(A);
+  if (s.float_products)
+    product_gradient(s, parts, ws.ws, gw, ws.dws, ws.pf, g + s.v_offset(), ws.dmaps);
+  else
+    product_gradient(s, parts, ws.ws, gw, ws.dws, ws.pd, g + s.v_offset(), ws.dmaps);
   // Through the softmax of each query row, then St = K^T Q / sqrt(d).
   const double scale = 1.0 / std::sqrt(double(d));
   parallel_ranges(H, [&](std::size_t h0, std::size_t h1) {
     thread_local arma::mat dst;
     dst.set_size(L, L);
     for (arma::uword h = h0; h < h1; ++h) {
-      const double* dij = ws.dbop_t.colptr(h);
-      const double* dji = ws.dbop_t.colptr(H + h);
-      for (arma::uword i = 0; i + 1 < L; ++i) {
-        const arma::uword p0 = first_pair(i, L) - i - 1;
-        for (arma::uword j = i + 1; j < L; ++j) dst(j, i) = 0.5 * dij[p0 + j];
-      }
-      for (arma::uword j = 1; j < L; ++j)
-        for (arma::uword i = 0; i < j; ++i) dst(i, j) = 0.5 * dji[first_pair(i, L) + j - i - 1];
+      const double* dij = ws.dmaps.colptr(h);
+      const double* dji = ws.dmaps.colptr(H + h);
+      for (arma::uword i = 0; i + 1 < L; ++i)
+        for (arma::uword j = i + 1; j < L; ++j) {
+          const arma::uword p = pair_index(i, j, L);
+          dst(j, i) = dij[p];
+          dst(i, j) = dji[p];
+        }
       for (arma::uword i = 0; i < L; ++i) {
         const double* att = ws.att.colptr(i + L * h);
         double* col = dst.colptr(i);
@@ -221,16 +316,7 @@ double attention_potts_loss(const AttentionPottsSpec& s, const arma::vec& x, con
 arma::mat attention_potts_block_norms(const AttentionPottsSpec& s, const arma::vec& x) {
   AttentionPottsWorkspace ws;
   attention_potts_couplings(s, x, ws);
-  arma::mat F(s.L, s.L, arma::fill::zeros);
-  for (arma::uword i = 0; i + 1 < s.L; ++i)
-    for (arma::uword j = i + 1; j < s.L; ++j) {
-      const double* w = ws.ws.colptr(first_pair(i, s.L) + j - i - 1);
-      double s2 = 0.0;
-      for (arma::uword e = 0; e < s.A * s.A; ++e) s2 += w[e] * w[e];
-      // ||W_ij||_F of the symmetric W (both ordered blocks have this norm).
-      F(i, j) = F(j, i) = std::sqrt(s2);
-    }
-  return F;
+  return pair_block_norms(s.L, s.A, ws.ws);
 }
 
 double attention_potts_median_row_max(const AttentionPottsSpec& s, const arma::vec& x) {
@@ -303,13 +389,11 @@ AttentionPottsFit fit_attention_potts(const AttentionPottsSpec& spec, const arma
 }
 
 double attention_potts_mean_loss(const AttentionPottsSpec& spec, const arma::vec& x, const arma::imat& sequences) {
-  // The loss without penalty of all sequences as one batch is CE / M; the
-  // mean over targets needs T, counted here.
   AttentionPottsWorkspace ws;
-  const AttentionPottsPenalty none;
-  const double per_sequence = attention_potts_loss(spec, x, sequences, none, nullptr, ws);
-  const arma::uword T = arma::accu(sequences < arma::sword(spec.A));
-  return T == 0 ? 0.0 : per_sequence * double(sequences.n_rows) / double(T);
+  attention_potts_couplings(spec, x, ws);
+  arma::uword T = 0;
+  const double ce = pad_data_term(spec.L, spec.A, ws.ws, x.memptr(), sequences, 1.0, ws.data, &T, nullptr, nullptr);
+  return T == 0 ? 0.0 : ce / double(T);
 }
 
 }  // namespace potts

@@ -20,15 +20,19 @@
 // s_j != pad} W_ij(a, s_j)).
 //
 // Computation: each unordered pair p = (i < j) carries the symmetrised block
-// Ws_p = W_ij of the symmetrised W (A x A, column-major in (a, b)); the
-// blocks of all pairs are one product of lib/nn's gemm,
+// Ws_p = W_ij of the symmetrised W (A x A, column-major in (a, b)). With
+// V^h = S^h + K^h (symmetric and antisymmetric parts),
 //
-//   Ws = Vop Bop,  Vop = [V^1 .. V^H, V^1T .. V^HT]  (A^2 x 2H),
-//                  Bop(:, p) = (A^h_ij / 2 for h; A^h_ji / 2 for h)  (2H x P),
+//   Ws_p = sum_h Bplus^h_p S^h + Bminus^h_p K^h,                      (eq. P1)
+//   Bplus^h_p = (A^h_ij + A^h_ji) / 2,   Bminus^h_p = (A^h_ij - A^h_ji) / 2,
 //
-// and the gradient's two products are its transposes (dVop = dWs Bop^T,
-// dBop = Vop^T dWs), each of 2 H A^2 P multiply-adds (dense_product.h; Bop
-// is stored transposed). Every element is a sequential sum, the data
+// so the symmetric part of every block (its S = A(A+1)/2 entries a <= b) is
+// one product, Wsym = Sop Bplus (S x H times H x P), and the antisymmetric
+// part (K = A(A-1)/2 entries a < b) another, Want = Kop Bminus: H A^2 P
+// multiply-adds in all, half of forming Ws from V^h and V^hT directly. The
+// gradient's four products are their transposes (dSop = dWsym Bplus^T,
+// dBplus = Sop^T dWsym, the same for K), each of dense_product.h (Bplus and
+// Bminus stored transposed). Every element is a sequential sum, the data
 // term's sums run in a fixed order (pairs i < j, sequences in batch order),
 // and threads split outputs, never sums: the same bits on every x86-64 CPU
 // and at any thread count (lib/core/parallel.h).
@@ -56,9 +60,9 @@ struct AttentionPottsSpec {
   arma::uword A = 20;      // states that are targets; any state >= A is a pad
   arma::uword heads = 32;  // H
   arma::uword head_dim = 16;  // d
-  // The three large products in float (each sum in float, from operands
-  // rounded to float; the rest in double): twice as fast, the same bits on
-  // every CPU and thread count as the double path.
+  // Eq. P1's products in float (each sum in float, from operands rounded to
+  // float; the rest in double): twice as fast, the same bits on every CPU
+  // and thread count as the double path.
   bool float_products = false;
   // Throws StageError naming the inconsistent setting.
   void check() const;
@@ -76,12 +80,24 @@ struct AttentionPottsPenalty {
   arma::uword family_size = 1;
 };
 
+// Eq. P1's operands, products and their gradients, in T (double, or float
+// for float_products).
+template <class T>
+struct AttentionProducts {
+  arma::Mat<T> sop, kop;          // S x H, K x H
+  arma::Mat<T> bp_t, bm_t;        // Bplus^T, Bminus^T: P x H
+  arma::Mat<T> wsym, want;        // S x P, K x P
+  arma::Mat<T> gsym, gant;        // the loss's gradient w.r.t. wsym, want
+  arma::Mat<T> dsop, dkop, dbp_t, dbm_t;
+};
+
 // Buffers of one evaluation, kept between the steps of a fit.
 struct AttentionPottsWorkspace {
-  arma::mat att;     // L x (L H): column i + L h holds A^h_ij over j
-  arma::mat vop, bop_t, ws;  // A^2 x 2H, Bop^T (P x 2H), A^2 x P
-  arma::mat dws, dbop_t, dvop;
-  arma::fmat vop_f, bop_t_f, ws_f, dws_f, dbop_t_f, dvop_f;  // the float path's operands
+  arma::mat att;       // L x (L H): column i + L h holds A^h_ij over j
+  arma::mat ws, dws;   // the blocks Ws_p and the loss's gradient w.r.t. them: A^2 x P
+  arma::mat dmaps;     // P x 2H: dA^h_ij, then dA^h_ji, of each pair
+  AttentionProducts<double> pd;
+  AttentionProducts<float> pf;
   PadDataWorkspace data;  // the data term's buffers
   std::vector<double> col_sq;
 };

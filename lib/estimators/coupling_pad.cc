@@ -54,16 +54,7 @@ double pad_plm_mean_loss(arma::uword L, arma::uword A, const arma::vec& x, const
 }
 
 arma::mat pad_plm_block_norms(arma::uword L, arma::uword A, const arma::vec& x) {
-  const arma::mat Ws = blocks_of(L, A, x);
-  arma::mat F(L, L, arma::fill::zeros);
-  for (arma::uword i = 0; i + 1 < L; ++i)
-    for (arma::uword j = i + 1; j < L; ++j) {
-      const double* w = Ws.colptr(pair_index(i, j, L));
-      double s2 = 0.0;
-      for (arma::uword e = 0; e < A * A; ++e) s2 += w[e] * w[e];
-      F(i, j) = F(j, i) = std::sqrt(s2);
-    }
-  return F;
+  return pair_block_norms(L, A, blocks_of(L, A, x));
 }
 
 LbfgsResult fit_pad_plm(arma::uword L, arma::uword A, const arma::imat& sequences, const PadPlmPenalty& penalty,

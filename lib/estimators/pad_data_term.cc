@@ -186,4 +186,16 @@ double pad_data_term(arma::uword L, arma::uword A, const arma::mat& ws, const do
   return ce;
 }
 
+arma::mat pair_block_norms(arma::uword L, arma::uword A, const arma::mat& ws) {
+  arma::mat F(L, L, arma::fill::zeros);
+  for (arma::uword i = 0; i + 1 < L; ++i)
+    for (arma::uword j = i + 1; j < L; ++j) {
+      const double* w = ws.colptr(pair_index(i, j, L));
+      double s2 = 0.0;
+      for (arma::uword e = 0; e < A * A; ++e) s2 += w[e] * w[e];
+      F(i, j) = F(j, i) = std::sqrt(s2);
+    }
+  return F;
+}
+
 }  // namespace potts

@@ -39,4 +39,9 @@ inline arma::uword pair_index(arma::uword i, arma::uword j, arma::uword L) {
 double pad_data_term(arma::uword L, arma::uword A, const arma::mat& ws, const double* b, const arma::imat& batch,
                      double scale, PadDataWorkspace& w, arma::uword* targets, arma::mat* dws, double* db);
 
+// ||Ws_p||_F of each pair's block (L x L, symmetric, zero diagonal): the
+// observation's contact score before APC (both ordered blocks of the
+// symmetric W have this norm).
+arma::mat pair_block_norms(arma::uword L, arma::uword A, const arma::mat& ws);
+
 }  // namespace potts
