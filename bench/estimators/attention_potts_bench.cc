@@ -1,12 +1,13 @@
 // The observation's factored attention (lib/estimators/attention_potts.h) at
 // the size of its main configuration on Ras (L = 159, A = 20, H = 256,
 // d = 32, batches of 128): one step's loss and gradient (double, or with
-// float products), and each of its three products alone, in multiply-adds
+// float products), and each of its six products alone, in multiply-adds
 // per ns (counter "macs_per_ns"; for the step, the products' count over the
 // whole step's time).
 #include <malloc.h>
 
 #include <limits>
+#include <type_traits>
 
 #include <benchmark/benchmark.h>
 
@@ -28,45 +29,54 @@ arma::mat random_mat(arma::uword r, arma::uword c, std::uint64_t seed) {
   return m;
 }
 
-// Which product (as attention_potts.cc runs them, Bop stored transposed):
-// 0 Ws = Vop Bop, 1 dVop = dWs Bop^T, 2 dBop^T = dWs^T Vop; 3-5 the same
-// shapes through lib/nn's gemm (the same bits), for comparison.
-void BM_AttentionProduct(benchmark::State& state) {
-  const arma::uword P = kL * (kL - 1) / 2, A2 = kA * kA, K2 = 2 * kH;
-  const arma::mat vop = random_mat(A2, K2, 1), bop_t = random_mat(P, K2, 2), dws = random_mat(A2, P, 3);
-  arma::mat out;
-  for (auto _ : state) {
-    switch (state.range(0)) {
-      case 0:
-        out.set_size(A2, P);
-        dense_product(false, true, A2, P, K2, vop.memptr(), A2, bop_t.memptr(), P, out.memptr(), A2);
-        break;
-      case 1:
-        out.set_size(A2, K2);
-        dense_product(false, false, A2, K2, P, dws.memptr(), A2, bop_t.memptr(), P, out.memptr(), A2);
-        break;
-      case 2:
-        out.set_size(P, K2);
-        dense_product(true, false, P, K2, A2, dws.memptr(), A2, vop.memptr(), A2, out.memptr(), P);
-        break;
-      case 3:
-        out.set_size(A2, P);
-        nn::gemm(false, true, A2, P, K2, 1.0, vop.memptr(), A2, bop_t.memptr(), P, 0.0, out.memptr(), A2);
-        break;
-      case 4:
-        out.set_size(A2, K2);
-        nn::gemm(false, false, A2, K2, P, 1.0, dws.memptr(), A2, bop_t.memptr(), P, 0.0, out.memptr(), A2);
-        break;
-      default:
-        out.set_size(P, K2);
-        nn::gemm(true, false, P, K2, A2, 1.0, dws.memptr(), A2, vop.memptr(), A2, 0.0, out.memptr(), P);
+// The six products of a step at H = 256 (eq. P1 of attention_potts.h, as
+// attention_potts.cc runs them, Bplus and Bminus stored transposed; S = 210
+// symmetric and K = 190 antisymmetric entries of a block): 0 Wsym = Sop
+// Bplus, 1 Want = Kop Bminus, 2 dSop = dWsym Bplus^T, 3 dKop, 4 dBplus^T =
+// dWsym^T Sop, 5 dBminus^T. Arg 1: 0 dense_product in double, 1 in float,
+// 2 lib/nn's gemm in double (the same bits as 0), for comparison.
+struct Shape {
+  bool ta, tb;
+  arma::uword m, n, k;
+};
+
+template <class T>
+void run_product(const Shape& sh, const arma::Mat<T>& a, const arma::Mat<T>& b, arma::Mat<T>& c, bool gemm) {
+  const arma::uword lda = sh.ta ? sh.k : sh.m, ldb = sh.tb ? sh.n : sh.k;
+  if constexpr (std::is_same_v<T, double>) {
+    if (gemm) {
+      nn::gemm(sh.ta, sh.tb, sh.m, sh.n, sh.k, 1.0, a.memptr(), lda, b.memptr(), ldb, 0.0, c.memptr(), sh.m);
+      return;
     }
-    benchmark::DoNotOptimize(out.memptr());
   }
-  state.counters["macs_per_ns"] =
-      benchmark::Counter(double(A2) * double(K2) * double(P) * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  dense_product(sh.ta, sh.tb, sh.m, sh.n, sh.k, a.memptr(), lda, b.memptr(), ldb, c.memptr(), sh.m);
 }
-BENCHMARK(BM_AttentionProduct)->DenseRange(0, 5)->Unit(benchmark::kMillisecond);
+
+void BM_AttentionProduct(benchmark::State& state) {
+  const arma::uword P = kL * (kL - 1) / 2, S = kA * (kA + 1) / 2, K = kA * (kA - 1) / 2;
+  const Shape shapes[] = {{false, true, S, P, kH}, {false, true, K, P, kH}, {false, false, S, kH, P},
+                          {false, false, K, kH, P}, {true, false, P, kH, S}, {true, false, P, kH, K}};
+  const Shape sh = shapes[state.range(0)];
+  // Operands of the shapes' sizes (contents do not change the time).
+  const arma::uword ar = sh.ta ? sh.k : sh.m, ac = sh.ta ? sh.m : sh.k;
+  const arma::uword br = sh.tb ? sh.n : sh.k, bc = sh.tb ? sh.k : sh.n;
+  const arma::mat a = random_mat(ar, ac, 1), b = random_mat(br, bc, 2);
+  const arma::fmat af = arma::conv_to<arma::fmat>::from(a), bf = arma::conv_to<arma::fmat>::from(b);
+  arma::mat c(sh.m, sh.n);
+  arma::fmat cf(sh.m, sh.n);
+  for (auto _ : state) {
+    if (state.range(1) == 1) {
+      run_product(sh, af, bf, cf, false);
+      benchmark::DoNotOptimize(cf.memptr());
+    } else {
+      run_product(sh, a, b, c, state.range(1) == 2);
+      benchmark::DoNotOptimize(c.memptr());
+    }
+  }
+  state.counters["macs_per_ns"] = benchmark::Counter(double(sh.m) * double(sh.n) * double(sh.k) * 1e-9,
+                                                     benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_AttentionProduct)->ArgsProduct({{0, 1, 2, 3, 4, 5}, {0, 1, 2}})->Unit(benchmark::kMillisecond);
 
 // Args: 0 the double path or 1 float products; H; d; threads (the same
 // bits at any count: lib/core/parallel.h). The heap as the stage sets it
@@ -95,9 +105,9 @@ void BM_AttentionStep(benchmark::State& state) {
   benchmark::DoNotOptimize(attention_potts_loss(s, x, batch, pen, &g, ws));
   for (auto _ : state) benchmark::DoNotOptimize(attention_potts_loss(s, x, batch, pen, &g, ws));
   set_parallel_threads(1);
-  // The three products' multiply-adds (the step's bulk).
+  // The six products' multiply-adds (the step's bulk): 3 H A^2 P.
   state.counters["macs_per_ns"] =
-      benchmark::Counter(3.0 * double(kA * kA) * double(2 * s.heads) * double(s.pairs()) * 1e-9,
+      benchmark::Counter(3.0 * double(kA * kA) * double(s.heads) * double(s.pairs()) * 1e-9,
                          benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_AttentionStep)->Args({0, 256, 32, 1})->Args({1, 256, 32, 1})->Args({1, 256, 32, 2})->Args({1, 128, 32, 1})->Args({1, 64, 32, 1})->Args({1, 32, 16, 1})->Unit(benchmark::kMillisecond)->UseRealTime();
