@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The effect of the float products on factored attention trained as the
 # observation trains it (the attention stage, cm_attn_h256.json): the same
-# fit (seed, batches, start) with the three large products in double and in
+# fit (seed, batches, start) with the products of eq. P1 in double and in
 # float, one after the other on one core, on all of Ras's sequences. Reports
 # each fit's CPU time, training loss and top-L, L/2, L/5 precision (scored
 # by the project's code) and the largest difference of their contact
