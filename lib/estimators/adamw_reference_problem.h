@@ -53,25 +53,32 @@ inline Problem make_problem() {
   return p;
 }
 
+// The parts both problems share: AdamW's settings, the steps, the family,
+// the start and the batches.
+inline void add_run(nlohmann::json& j, const AdamwOptions& o, long steps, const arma::imat& sequences,
+                    const arma::vec& x0, const std::vector<arma::uvec>& batches) {
+  j["lr"] = o.lr;
+  j["weight_decay"] = o.weight_decay;
+  j["betas"] = {o.beta1, o.beta2};
+  j["eps"] = o.eps;
+  j["steps"] = steps;
+  j["sequences"] = nlohmann::json::array();
+  for (arma::uword mu = 0; mu < sequences.n_rows; ++mu) {
+    std::vector<int> row;
+    for (arma::uword i = 0; i < sequences.n_cols; ++i) row.push_back(int(sequences(mu, i)));
+    j["sequences"].push_back(row);
+  }
+  j["x0"] = std::vector<double>(x0.begin(), x0.end());
+  j["batches"] = nlohmann::json::array();
+  for (const auto& b : batches) j["batches"].push_back(std::vector<arma::uword>(b.begin(), b.end()));
+}
+
 inline nlohmann::json to_json(const Problem& p) {
   nlohmann::json j;
   j["L"] = p.spec.L;
   j["C"] = p.spec.C;
   j["heads"] = p.spec.heads;
-  j["lr"] = p.options.lr;
-  j["weight_decay"] = p.options.weight_decay;
-  j["betas"] = {p.options.beta1, p.options.beta2};
-  j["eps"] = p.options.eps;
-  j["steps"] = p.steps;
-  j["sequences"] = nlohmann::json::array();
-  for (arma::uword mu = 0; mu < p.sequences.n_rows; ++mu) {
-    std::vector<int> row;
-    for (arma::uword i = 0; i < p.sequences.n_cols; ++i) row.push_back(int(p.sequences(mu, i)));
-    j["sequences"].push_back(row);
-  }
-  j["x0"] = std::vector<double>(p.x0.begin(), p.x0.end());
-  j["batches"] = nlohmann::json::array();
-  for (const auto& b : p.batches) j["batches"].push_back(std::vector<arma::uword>(b.begin(), b.end()));
+  add_run(j, p.options, p.steps, p.sequences, p.x0, p.batches);
   return j;
 }
 
@@ -123,20 +130,7 @@ inline nlohmann::json to_json(const AttentionProblem& p) {
   j["head_dim"] = p.spec.head_dim;
   j["lambda"] = p.penalty.lambda;
   j["family_size"] = p.penalty.family_size;
-  j["lr"] = p.options.adamw.lr;
-  j["weight_decay"] = p.options.adamw.weight_decay;
-  j["betas"] = {p.options.adamw.beta1, p.options.adamw.beta2};
-  j["eps"] = p.options.adamw.eps;
-  j["steps"] = p.options.steps;
-  j["sequences"] = nlohmann::json::array();
-  for (arma::uword mu = 0; mu < p.sequences.n_rows; ++mu) {
-    std::vector<int> row;
-    for (arma::uword i = 0; i < p.sequences.n_cols; ++i) row.push_back(int(p.sequences(mu, i)));
-    j["sequences"].push_back(row);
-  }
-  j["x0"] = std::vector<double>(p.x0.begin(), p.x0.end());
-  j["batches"] = nlohmann::json::array();
-  for (const auto& b : p.batches) j["batches"].push_back(std::vector<arma::uword>(b.begin(), b.end()));
+  add_run(j, p.options.adamw, p.options.steps, p.sequences, p.x0, p.batches);
   return j;
 }
 

@@ -22,6 +22,7 @@
 // pad, symmetrisation, softmax mask or penalty (norm, coefficient, the T / B
 // factor) moves the first loss or the steps by far more.
 #include <cmath>
+#include <initializer_list>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -32,16 +33,36 @@
 namespace potts {
 namespace {
 
+// The fixture describes the problem the code defines now: the given keys,
+// and the start bit for bit (`start` names the function that made it).
+void expect_fixture_is_problem(const nlohmann::json& fixture, const nlohmann::json& mine,
+                               std::initializer_list<const char*> keys, const arma::vec& x0, const char* start) {
+  for (const char* k : keys)
+    ASSERT_EQ(fixture.at(k), mine.at(k)) << "the fixture's '" << k << "' is not the problem's: regenerate it";
+  const auto fx0 = fixture.at("x0").get<std::vector<double>>();
+  ASSERT_EQ(fx0.size(), x0.n_elem);
+  for (std::size_t k = 0; k < fx0.size(); ++k)
+    ASSERT_EQ(fx0[k], x0(k)) << "the fixture's start differs from " << start << "'s at " << k;
+}
+
+// The final parameters against PyTorch's (1e-9), and moved from the start
+// by far more than that.
+void expect_final_parameters(const nlohmann::json& fixture, const arma::vec& x, const arma::vec& x0) {
+  const auto xf = fixture.at("torch_x_final").get<std::vector<double>>();
+  ASSERT_EQ(xf.size(), x.n_elem);
+  double worst = 0.0;
+  for (std::size_t k = 0; k < xf.size(); ++k) worst = std::max(worst, std::abs(xf[k] - x(k)));
+  EXPECT_LT(worst, 1e-9) << "largest difference of the final parameters from PyTorch's";
+  EXPECT_GT(arma::abs(x - x0).max(), 1e-3);
+}
+
 TEST(AdamwReference, SameLossesAsPyTorchFor20Steps) {
   const auto fixture = read_json("lib/estimators/testdata/adamw_reference.json");
   const auto p = adamw_reference::make_problem();
-  const auto mine = adamw_reference::to_json(p);
-  for (const char* k : {"L", "C", "heads", "lr", "weight_decay", "betas", "eps", "steps", "sequences", "batches"})
-    ASSERT_EQ(fixture.at(k), mine.at(k)) << "the fixture's '" << k << "' is not the problem's: regenerate it";
-  const auto x0 = fixture.at("x0").get<std::vector<double>>();
-  ASSERT_EQ(x0.size(), p.x0.n_elem);
-  for (std::size_t k = 0; k < x0.size(); ++k)
-    ASSERT_EQ(x0[k], p.x0(k)) << "the fixture's start differs from coupling_initial_point's at " << k;
+  ASSERT_NO_FATAL_FAILURE(expect_fixture_is_problem(
+      fixture, adamw_reference::to_json(p),
+      {"L", "C", "heads", "lr", "weight_decay", "betas", "eps", "steps", "sequences", "batches"}, p.x0,
+      "coupling_initial_point"));
 
   const auto torch = fixture.at("torch_losses").get<std::vector<double>>();
   ASSERT_EQ(torch.size(), std::size_t(p.steps));
@@ -55,26 +76,17 @@ TEST(AdamwReference, SameLossesAsPyTorchFor20Steps) {
     EXPECT_NEAR(f, torch[std::size_t(t)], 1e-10 * std::abs(torch[std::size_t(t)])) << "step " << t + 1;
     opt.step(x, g);
   }
-  const auto xf = fixture.at("torch_x_final").get<std::vector<double>>();
-  ASSERT_EQ(xf.size(), x.n_elem);
-  double worst = 0.0;
-  for (std::size_t k = 0; k < xf.size(); ++k) worst = std::max(worst, std::abs(xf[k] - x(k)));
-  EXPECT_LT(worst, 1e-9) << "largest difference of the final parameters from PyTorch's";
-  // The steps did something: the parameters moved by far more than the tolerance.
-  EXPECT_GT(arma::abs(x - p.x0).max(), 1e-3);
+  expect_final_parameters(fixture, x, p.x0);
 }
 
 TEST(AdamwReference, ObservationAttentionFitSameLossesAsPyTorchFor20Steps) {
   const auto fixture = read_json("lib/estimators/testdata/adamw_reference_attention.json");
   const auto p = adamw_reference::make_attention_problem();
-  const auto mine = adamw_reference::to_json(p);
-  for (const char* k : {"model", "L", "A", "heads", "head_dim", "lambda", "family_size", "lr", "weight_decay", "betas",
-                        "eps", "steps", "sequences", "batches"})
-    ASSERT_EQ(fixture.at(k), mine.at(k)) << "the fixture's '" << k << "' is not the problem's: regenerate it";
-  const auto x0 = fixture.at("x0").get<std::vector<double>>();
-  ASSERT_EQ(x0.size(), p.x0.n_elem);
-  for (std::size_t k = 0; k < x0.size(); ++k)
-    ASSERT_EQ(x0[k], p.x0(k)) << "the fixture's start differs from attention_potts_start's at " << k;
+  ASSERT_NO_FATAL_FAILURE(expect_fixture_is_problem(fixture, adamw_reference::to_json(p),
+                                                    {"model", "L", "A", "heads", "head_dim", "lambda", "family_size",
+                                                     "lr", "weight_decay", "betas", "eps", "steps", "sequences",
+                                                     "batches"},
+                                                    p.x0, "attention_potts_start"));
 
   // The stage's fitter, its start and batches drawn from the same seed.
   std::vector<double> losses;
@@ -86,12 +98,7 @@ TEST(AdamwReference, ObservationAttentionFitSameLossesAsPyTorchFor20Steps) {
   ASSERT_EQ(losses.size(), torch.size());
   for (std::size_t t = 0; t < torch.size(); ++t)
     EXPECT_NEAR(losses[t], torch[t], 1e-10 * std::abs(torch[t])) << "step " << t + 1;
-  const auto xf = fixture.at("torch_x_final").get<std::vector<double>>();
-  ASSERT_EQ(xf.size(), fit.x.n_elem);
-  double worst = 0.0;
-  for (std::size_t k = 0; k < xf.size(); ++k) worst = std::max(worst, std::abs(xf[k] - fit.x(k)));
-  EXPECT_LT(worst, 1e-9) << "largest difference of the final parameters from PyTorch's";
-  EXPECT_GT(arma::abs(fit.x - p.x0).max(), 1e-3);
+  expect_final_parameters(fixture, fit.x, p.x0);
 }
 
 }  // namespace
