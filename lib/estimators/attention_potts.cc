@@ -24,34 +24,55 @@ void AttentionPottsSpec::check() const {
 
 namespace {
 
-// The attention maps of every head into ws.att: column i + L h holds
-// A^h_ij over j (the transpose of head h's map; zero at j = i).
-void attention_maps(const AttentionPottsSpec& s, const arma::vec& x, AttentionPottsWorkspace& ws) {
-  const arma::uword L = s.L, d = s.head_dim;
-  ws.att.set_size(L, L * s.heads);
-  const double scale = 1.0 / std::sqrt(double(d));
-  parallel_ranges(s.heads, [&](std::size_t h0, std::size_t h1) {
-    for (arma::uword h = h0; h < h1; ++h) {
-      const double* q = x.memptr() + s.q_offset() + h * d * L;
-      const double* k = x.memptr() + s.k_offset() + h * d * L;
-      double* st = ws.att.colptr(h * L);  // St(j, i) = q_i . k_j / sqrt(d)
-      dense_product(true, false, L, L, d, k, d, q, d, st, L);
-      for (arma::uword e = 0; e < L * L; ++e) st[e] *= scale;
-      for (arma::uword i = 0; i < L; ++i) {
-        double* col = st + i * L;
-        double mx = -HUGE_VAL;
-        for (arma::uword j = 0; j < L; ++j)
-          if (j != i) mx = std::max(mx, col[j]);
-        for (arma::uword j = 0; j < L; ++j) col[j] = j == i ? 0.0 : col[j] - mx;
-        nn::exp_nonpositive(col, L);
-        col[i] = 0.0;
-        double sum = 0.0;
-        for (arma::uword j = 0; j < L; ++j) sum += col[j];
-        const double inv = 1.0 / sum;
-        for (arma::uword j = 0; j < L; ++j) col[j] *= inv;
-      }
+// Column sums of the n x m block x (leading dimension n), each column's
+// terms added in order from 0.0, eight columns side by side: the bits of one
+// sequential sum per column, without waiting on each addition.
+void column_sums(const double* x, arma::uword n, arma::uword m, double* sums) {
+  constexpr arma::uword kLanes = 8;
+  for (arma::uword c0 = 0; c0 < m; c0 += kLanes) {
+    const arma::uword w = std::min(kLanes, m - c0);
+    double acc[kLanes] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+    const double* base = x + c0 * n;
+    if (w == kLanes) {
+      for (arma::uword r = 0; r < n; ++r)
+        for (arma::uword c = 0; c < kLanes; ++c) acc[c] += base[r + c * n];
+    } else {
+      for (arma::uword r = 0; r < n; ++r)
+        for (arma::uword c = 0; c < w; ++c) acc[c] += base[r + c * n];
     }
-  });
+    std::copy(acc, acc + w, sums + c0);
+  }
+}
+
+// The same for the column dot products of x and y (each product rounded,
+// then added in order).
+void column_dots(const double* x, const double* y, arma::uword n, arma::uword m, double* dots) {
+  constexpr arma::uword kLanes = 8;
+  for (arma::uword c0 = 0; c0 < m; c0 += kLanes) {
+    const arma::uword w = std::min(kLanes, m - c0);
+    double acc[kLanes] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+    const double* xb = x + c0 * n;
+    const double* yb = y + c0 * n;
+    if (w == kLanes) {
+      for (arma::uword r = 0; r < n; ++r)
+        for (arma::uword c = 0; c < kLanes; ++c) acc[c] += xb[r + c * n] * yb[r + c * n];
+    } else {
+      for (arma::uword r = 0; r < n; ++r)
+        for (arma::uword c = 0; c < w; ++c) acc[c] += xb[r + c * n] * yb[r + c * n];
+    }
+    std::copy(acc, acc + w, dots + c0);
+  }
+}
+
+// The largest of x[0 .. n), four running maxima (a maximum is exact: the
+// value of a sequential one); -HUGE_VAL when n = 0.
+double range_max(const double* x, arma::uword n) {
+  double m[4] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+  arma::uword j = 0;
+  for (; j + 4 <= n; j += 4)
+    for (arma::uword l = 0; l < 4; ++l) m[l] = std::max(m[l], x[j + l]);
+  for (; j < n; ++j) m[0] = std::max(m[0], x[j]);
+  return std::max(std::max(m[0], m[1]), std::max(m[2], m[3]));
 }
 
 // The symmetric and antisymmetric parts of an A x A block, by index: the
@@ -60,27 +81,83 @@ void attention_maps(const AttentionPottsSpec& s, const arma::vec& x, AttentionPo
 struct BlockParts {
   std::vector<arma::uword> sym_a, sym_b, anti_a, anti_b;
   std::vector<arma::uword> sym_of, anti_of;  // (a + A b) -> u of (min, max); k of (min, max) when a != b
-  explicit BlockParts(arma::uword A) : sym_of(A * A), anti_of(A * A) {
+  std::vector<arma::uword> diag_u, anti_u;   // u of (a, a); u of the entry (a, b) of each k
+  explicit BlockParts(arma::uword A) : sym_of(A * A), anti_of(A * A), diag_u(A) {
     for (arma::uword b = 0; b < A; ++b)
       for (arma::uword a = 0; a <= b; ++a) {
         sym_of[a + A * b] = sym_of[b + A * a] = sym_a.size();
+        if (a == b) diag_u[a] = sym_a.size();
         sym_a.push_back(a);
         sym_b.push_back(b);
         if (a == b) continue;
         anti_of[a + A * b] = anti_of[b + A * a] = anti_a.size();
+        anti_u.push_back(sym_a.size() - 1);
         anti_a.push_back(a);
         anti_b.push_back(b);
       }
   }
 };
 
-// The operands of eq. P1 (attention_potts.h) in T: Sop (S x H), Kop (K x H)
-// from V, and Bplus^T, Bminus^T (P x H) from the maps; each entry computed
-// in double, then rounded to T.
+// The attention maps of every head into ws.att: column i + L h holds
+// A^h_ij over j (the transpose of head h's map; zero at j = i): the softmax
+// over j != i of q_i . k_j / sqrt(d). With pr, each head's operands of eq.
+// P1 (attention_potts.h) follow while its map is in cache: Bplus^T and
+// Bminus^T (P x H) in T, each entry computed in double, then rounded.
 template <class T>
-void fill_operands(const AttentionPottsSpec& s, const arma::vec& x, const BlockParts& parts,
-                   const AttentionPottsWorkspace& ws, AttentionProducts<T>& pr) {
-  const arma::uword L = s.L, A = s.A, H = s.heads, A2 = A * A, P = s.pairs();
+void attention_maps(const AttentionPottsSpec& s, const arma::vec& x, AttentionPottsWorkspace& ws,
+                    AttentionProducts<T>* pr) {
+  const arma::uword L = s.L, d = s.head_dim, P = s.pairs();
+  ws.att.set_size(L, L * s.heads);
+  if (pr != nullptr) {
+    pr->bp_t.set_size(P, s.heads);
+    pr->bm_t.set_size(P, s.heads);
+  }
+  const double scale = 1.0 / std::sqrt(double(d));
+  parallel_ranges(s.heads, [&](std::size_t h0, std::size_t h1) {
+    std::vector<double> sums(L);
+    for (arma::uword h = h0; h < h1; ++h) {
+      const double* q = x.memptr() + s.q_offset() + h * d * L;
+      const double* k = x.memptr() + s.k_offset() + h * d * L;
+      double* st = ws.att.colptr(h * L);  // St(j, i) = q_i . k_j / sqrt(d)
+      dense_product(true, false, L, L, d, k, d, q, d, st, L);
+      for (arma::uword e = 0; e < L * L; ++e) st[e] *= scale;
+      for (arma::uword i = 0; i < L; ++i) {
+        double* col = st + i * L;
+        const double mx = std::max(range_max(col, i), range_max(col + i + 1, L - i - 1));
+        for (arma::uword j = 0; j < L; ++j) col[j] -= mx;
+        col[i] = 0.0;
+      }
+      nn::exp_nonpositive(st, L * L);
+      for (arma::uword i = 0; i < L; ++i) st[i + i * L] = 0.0;
+      column_sums(st, L, L, sums.data());
+      for (arma::uword i = 0; i < L; ++i) {
+        double* col = st + i * L;
+        const double inv = 1.0 / sums[i];
+        for (arma::uword j = 0; j < L; ++j) col[j] *= inv;
+      }
+      if (pr == nullptr) continue;
+      // Pair p = (i < j): Bplus = (A_ij + A_ji) / 2, Bminus = (A_ij - A_ji) / 2,
+      // A_ij = St(j, i) along column i, A_ji = St(i, j).
+      T* plus = pr->bp_t.colptr(h);
+      T* minus = pr->bm_t.colptr(h);
+      arma::uword p = 0;
+      for (arma::uword i = 0; i + 1 < L; ++i) {
+        const double* col = st + i * L;
+        for (arma::uword j = i + 1; j < L; ++j, ++p) {
+          const double aij = col[j], aji = st[i + j * L];
+          plus[p] = T(0.5 * (aij + aji));
+          minus[p] = T(0.5 * (aij - aji));
+        }
+      }
+    }
+  });
+}
+
+// The value operands of eq. P1 in T: Sop (S x H) and Kop (K x H) from V;
+// each entry computed in double, then rounded.
+template <class T>
+void fill_values(const AttentionPottsSpec& s, const arma::vec& x, const BlockParts& parts, AttentionProducts<T>& pr) {
+  const arma::uword A = s.A, H = s.heads, A2 = A * A;
   const arma::uword S = parts.sym_a.size(), K = parts.anti_a.size();
   const double* v = x.memptr() + s.v_offset();
   pr.sop.set_size(S, H);
@@ -96,27 +173,6 @@ void fill_operands(const AttentionPottsSpec& s, const arma::vec& x, const BlockP
       pr.kop(k, h) = T(0.5 * (vh[a + A * b] - vh[b + A * a]));
     }
   }
-  pr.bp_t.set_size(P, H);
-  pr.bm_t.set_size(P, H);
-  parallel_ranges(H, [&](std::size_t h0, std::size_t h1) {
-    std::vector<double> aij(P);  // A^h_ij by pair, read along the maps' columns
-    for (arma::uword h = h0; h < h1; ++h) {
-      T* plus = pr.bp_t.colptr(h);
-      T* minus = pr.bm_t.colptr(h);
-      for (arma::uword i = 0; i + 1 < L; ++i) {
-        const double* row = ws.att.colptr(i + L * h);  // A^h_ij over j
-        std::copy(row + i + 1, row + L, aij.begin() + pair_index(i, i + 1, L));
-      }
-      for (arma::uword j = 1; j < L; ++j) {
-        const double* col = ws.att.colptr(j + L * h);  // A^h_ji over i
-        for (arma::uword i = 0; i < j; ++i) {
-          const arma::uword p = pair_index(i, j, L);
-          plus[p] = T(0.5 * (aij[p] + col[i]));
-          minus[p] = T(0.5 * (aij[p] - col[i]));
-        }
-      }
-    }
-  });
 }
 
 // Eq. P1's two products, then each block Ws_p assembled in double from its
@@ -124,7 +180,7 @@ void fill_operands(const AttentionPottsSpec& s, const arma::vec& x, const BlockP
 // a > b, Wsym(u) on the diagonal.
 template <class T>
 void form_couplings(const AttentionPottsSpec& s, const BlockParts& parts, AttentionProducts<T>& pr, arma::mat& wsb,
-                    std::vector<double>& col_sq) {
+                    std::vector<double>& col_sq, arma::mat* wsb_t) {
   const arma::uword A = s.A, H = s.heads, A2 = A * A, P = s.pairs();
   const arma::uword S = parts.sym_a.size(), K = parts.anti_a.size();
   pr.wsym.set_size(S, P);
@@ -132,37 +188,52 @@ void form_couplings(const AttentionPottsSpec& s, const BlockParts& parts, Attent
   dense_product(false, true, S, P, H, pr.sop.memptr(), S, pr.bp_t.memptr(), P, pr.wsym.memptr(), S);
   dense_product(false, true, K, P, H, pr.kop.memptr(), K, pr.bm_t.memptr(), P, pr.want.memptr(), K);
   wsb.set_size(A2, P);
+  if (wsb_t != nullptr) wsb_t->set_size(A2, P);
   col_sq.resize(P);
+  // Eight blocks at a time: assembled, then their squares for the penalty
+  // (||Ws_p||^2, each block's added in order, the eight side by side) while
+  // they are in cache.
+  constexpr arma::uword kLanes = 8;
   parallel_ranges(P, [&](std::size_t p0, std::size_t p1) {
-    for (arma::uword p = p0; p < p1; ++p) {
-      const T* ws_ = pr.wsym.colptr(p);
-      const T* wa = pr.want.colptr(p);
-      double* w = wsb.colptr(p);
-      for (arma::uword b = 0; b < A; ++b)
-        for (arma::uword a = 0; a < A; ++a) {
-          const double sym = double(ws_[parts.sym_of[a + A * b]]);
-          w[a + A * b] = a == b ? sym
-                         : a < b ? sym + double(wa[parts.anti_of[a + A * b]])
-                                 : sym - double(wa[parts.anti_of[a + A * b]]);
+    for (arma::uword c0 = p0; c0 < p1; c0 += kLanes) {
+      const arma::uword nw = std::min<arma::uword>(kLanes, p1 - c0);
+      for (arma::uword p = c0; p < c0 + nw; ++p) {
+        const T* ws_ = pr.wsym.colptr(p);
+        const T* wa = pr.want.colptr(p);
+        double* w = wsb.colptr(p);
+        for (arma::uword a = 0; a < A; ++a) w[a + A * a] = double(ws_[parts.diag_u[a]]);
+        for (arma::uword k = 0; k < K; ++k) {
+          const arma::uword a = parts.anti_a[k], b = parts.anti_b[k];  // a < b
+          const double sym = double(ws_[parts.anti_u[k]]), anti = double(wa[k]);
+          w[a + A * b] = sym + anti;
+          w[b + A * a] = sym - anti;
         }
-      // ||Ws_p||^2, for the penalty, while the block is in cache.
-      double s2 = 0.0;
-      for (arma::uword e = 0; e < A2; ++e) s2 += w[e] * w[e];
-      col_sq[p] = s2;
+        if (wsb_t == nullptr) continue;
+        double* wt = wsb_t->colptr(p);  // the block transposed, for the data term
+        for (arma::uword a = 0; a < A; ++a) wt[a + A * a] = w[a + A * a];
+        for (arma::uword k = 0; k < K; ++k) {
+          const arma::uword a = parts.anti_a[k], b = parts.anti_b[k];
+          wt[a + A * b] = w[b + A * a];
+          wt[b + A * a] = w[a + A * b];
+        }
+      }
+      double acc[kLanes] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+      const double* base = wsb.colptr(c0);
+      for (arma::uword e = 0; e < A2; ++e)
+        for (arma::uword c = 0; c < nw; ++c) acc[c] += base[e + c * A2] * base[e + c * A2];
+      std::copy(acc, acc + nw, col_sq.begin() + c0);
     }
   });
 }
 
 // The gradient through eq. P1: dWs + gw Ws (the data term's gradient and the
 // penalty's, in double) split into its parts' shares (rounded to T), the
-// four products, then the shares of V and of the maps
-// in double: dV(a, b) = dSop(u) / 2 + dKop(k) / 2 and dV(b, a) = dSop(u) / 2
-// - dKop(k) / 2 for a < b, dV(a, a) = dSop(u); dA_ij = (dBplus + dBminus) / 2,
-// dA_ji = (dBplus - dBminus) / 2. dmaps(p, h) and dmaps(p, H + h) receive
-// dA^h_ij and dA^h_ji of pair p.
+// four products, then the share of V in double: dV(a, b) = dSop(u) / 2 + dKop(k) / 2 and dV(b, a) = dSop(u) / 2
+// - dKop(k) / 2 for a < b, dV(a, a) = dSop(u). dBplus^T and dBminus^T stay
+// in pr for map_gradient.
 template <class T>
 void product_gradient(const AttentionPottsSpec& s, const BlockParts& parts, const arma::mat& wsb, double gw,
-                      arma::mat& dws, AttentionProducts<T>& pr, double* gv, arma::mat& dmaps) {
+                      arma::mat& dws, AttentionProducts<T>& pr, double* gv) {
   const arma::uword A = s.A, H = s.heads, A2 = A * A, P = s.pairs();
   const arma::uword S = parts.sym_a.size(), K = parts.anti_a.size();
   pr.gsym.set_size(S, P);
@@ -174,12 +245,10 @@ void product_gradient(const AttentionPottsSpec& s, const BlockParts& parts, cons
       for (arma::uword e = 0; e < A2; ++e) g[e] += gw * w[e];
       T* gs = pr.gsym.colptr(p);
       T* ga = pr.gant.colptr(p);
-      for (arma::uword u = 0; u < S; ++u) {
-        const arma::uword a = parts.sym_a[u], b = parts.sym_b[u];
-        gs[u] = T(a == b ? g[a + A * a] : g[a + A * b] + g[b + A * a]);
-      }
+      for (arma::uword a = 0; a < A; ++a) gs[parts.diag_u[a]] = T(g[a + A * a]);
       for (arma::uword k = 0; k < K; ++k) {
-        const arma::uword a = parts.anti_a[k], b = parts.anti_b[k];
+        const arma::uword a = parts.anti_a[k], b = parts.anti_b[k];  // a < b
+        gs[parts.anti_u[k]] = T(g[a + A * b] + g[b + A * a]);
         ga[k] = T(g[a + A * b] - g[b + A * a]);
       }
     }
@@ -206,45 +275,99 @@ void product_gradient(const AttentionPottsSpec& s, const BlockParts& parts, cons
       gvh[b + A * a] = 0.5 * ds - 0.5 * dk;
     }
   }
-  dmaps.set_size(P, 2 * H);
-  parallel_ranges(H, [&](std::size_t h0, std::size_t h1) {
-    for (arma::uword h = h0; h < h1; ++h)
-      for (arma::uword p = 0; p < P; ++p) {
-        const double dp = double(pr.dbp_t(p, h)), dm = double(pr.dbm_t(p, h));
-        dmaps(p, h) = 0.5 * (dp + dm);
-        dmaps(p, H + h) = 0.5 * (dp - dm);
+}
+
+// The gradient w.r.t. q and k: dA^h_ij = (dBplus + dBminus) / 2 and dA^h_ji =
+// (dBplus - dBminus) / 2 of each pair (in double), through the softmax of
+// each query row, then St = K^T Q / sqrt(d); written to g's q and k parts.
+template <class T>
+void map_gradient(const AttentionPottsSpec& s, const arma::vec& x, const AttentionPottsWorkspace& ws,
+                  const AttentionProducts<T>& pr, double* g) {
+  const arma::uword L = s.L, d = s.head_dim;
+  const double scale = 1.0 / std::sqrt(double(d));
+  parallel_ranges(s.heads, [&](std::size_t h0, std::size_t h1) {
+    thread_local arma::mat dst;
+    thread_local std::vector<double> dots;
+    dst.set_size(L, L);
+    dots.resize(L);
+    for (arma::uword h = h0; h < h1; ++h) {
+      const T* dp = pr.dbp_t.colptr(h);
+      const T* dm = pr.dbm_t.colptr(h);
+      const double* att = ws.att.colptr(L * h);
+      // Column i: dA^h_ij over j (query i), the pair (j, i) for j < i.
+      for (arma::uword i = 0; i < L; ++i) {
+        double* col = dst.colptr(i);
+        for (arma::uword j = 0; j < i; ++j) {
+          const arma::uword p = pair_index(j, i, L);
+          col[j] = 0.5 * (double(dp[p]) - double(dm[p]));
+        }
+        col[i] = 0.0;
+        const arma::uword p0 = i + 1 < L ? pair_index(i, i + 1, L) : 0;
+        for (arma::uword j = i + 1; j < L; ++j) col[j] = 0.5 * (double(dp[p0 + j - i - 1]) + double(dm[p0 + j - i - 1]));
       }
+      // dSt = A o (dA - sum_j A dA), the sums of each column in order.
+      column_dots(att, dst.memptr(), L, L, dots.data());
+      for (arma::uword i = 0; i < L; ++i) {
+        const double* a = att + L * i;
+        double* col = dst.colptr(i);
+        for (arma::uword j = 0; j < L; ++j) col[j] = a[j] * (col[j] - dots[i]);
+      }
+      const double* q = x.memptr() + s.q_offset() + h * d * L;
+      const double* k = x.memptr() + s.k_offset() + h * d * L;
+      double* gq = g + s.q_offset() + h * d * L;
+      double* gk = g + s.k_offset() + h * d * L;
+      dense_product(false, false, d, L, L, k, d, dst.memptr(), L, gq, d);
+      dense_product(false, true, d, L, L, q, d, dst.memptr(), L, gk, d);
+      for (arma::uword e = 0; e < d * L; ++e) {
+        gq[e] *= scale;
+        gk[e] *= scale;
+      }
+    }
   });
 }
 
 }  // namespace
 
-void attention_potts_couplings(const AttentionPottsSpec& s, const arma::vec& x, AttentionPottsWorkspace& ws) {
+namespace {
+
+// The couplings into ws.ws (and, for the data term, their transposed blocks
+// into ws.data.ws_t when `transposed`).
+void couplings(const AttentionPottsSpec& s, const arma::vec& x, const BlockParts& parts, AttentionPottsWorkspace& ws,
+               bool transposed) {
   s.check();
   if (x.n_elem != s.parameter_count())
     throw StageError("attention_potts: " + std::to_string(x.n_elem) + " parameters, expected " +
                      std::to_string(s.parameter_count()));
-  attention_maps(s, x, ws);
-  const BlockParts parts(s.A);
+  arma::mat* wt = transposed ? &ws.data.ws_t : nullptr;
   if (s.float_products) {
-    fill_operands(s, x, parts, ws, ws.pf);
-    form_couplings(s, parts, ws.pf, ws.ws, ws.col_sq);
+    attention_maps(s, x, ws, &ws.pf);
+    fill_values(s, x, parts, ws.pf);
+    form_couplings(s, parts, ws.pf, ws.ws, ws.col_sq, wt);
   } else {
-    fill_operands(s, x, parts, ws, ws.pd);
-    form_couplings(s, parts, ws.pd, ws.ws, ws.col_sq);
+    attention_maps(s, x, ws, &ws.pd);
+    fill_values(s, x, parts, ws.pd);
+    form_couplings(s, parts, ws.pd, ws.ws, ws.col_sq, wt);
   }
+  ws.data.ws_t_given = transposed;
+}
+
+}  // namespace
+
+void attention_potts_couplings(const AttentionPottsSpec& s, const arma::vec& x, AttentionPottsWorkspace& ws) {
+  couplings(s, x, BlockParts(s.A), ws, false);
 }
 
 double attention_potts_loss(const AttentionPottsSpec& s, const arma::vec& x, const arma::imat& batch,
                             const AttentionPottsPenalty& penalty, arma::vec* grad, AttentionPottsWorkspace& ws) {
-  const arma::uword L = s.L, A = s.A, H = s.heads, d = s.head_dim;
+  const arma::uword L = s.L, A = s.A;
   const arma::uword B = batch.n_rows;
   if (B == 0 || batch.n_cols != L)
     throw StageError("attention_potts: a batch of " + std::to_string(B) + " x " + std::to_string(batch.n_cols) +
                      " states, expected at least one sequence of " + std::to_string(L));
   if (batch.min() < 0) throw StageError("attention_potts: a negative state in the batch");
   if (penalty.family_size < 1) throw StageError("attention_potts: family_size: expected at least 1");
-  attention_potts_couplings(s, x, ws);
+  const BlockParts parts(A);
+  couplings(s, x, parts, ws, true);
   const double* b = x.memptr();
   // The data term (pad_data_term.h), its residuals scaled by 1 / B.
   if (grad != nullptr) grad->set_size(s.parameter_count());  // every entry is written below
@@ -271,45 +394,13 @@ double attention_potts_loss(const AttentionPottsSpec& s, const arma::vec& x, con
   const double gw = norm_w > 0.0 ? 2.0 * tb * c_w / norm_w : 0.0;
   // Through eq. P1 to V and to the maps, the penalty's share of each block
   // joining the data term's on the way.
-  const BlockParts parts(A);
-  if (s.float_products)
-    product_gradient(s, parts, ws.ws, gw, ws.dws, ws.pf, g + s.v_offset(), ws.dmaps);
-  else
-    product_gradient(s, parts, ws.ws, gw, ws.dws, ws.pd, g + s.v_offset(), ws.dmaps);
-  // Through the softmax of each query row, then St = K^T Q / sqrt(d).
-  const double scale = 1.0 / std::sqrt(double(d));
-  parallel_ranges(H, [&](std::size_t h0, std::size_t h1) {
-    thread_local arma::mat dst;
-    dst.set_size(L, L);
-    for (arma::uword h = h0; h < h1; ++h) {
-      const double* dij = ws.dmaps.colptr(h);
-      const double* dji = ws.dmaps.colptr(H + h);
-      for (arma::uword i = 0; i + 1 < L; ++i)
-        for (arma::uword j = i + 1; j < L; ++j) {
-          const arma::uword p = pair_index(i, j, L);
-          dst(j, i) = dij[p];
-          dst(i, j) = dji[p];
-        }
-      for (arma::uword i = 0; i < L; ++i) {
-        const double* att = ws.att.colptr(i + L * h);
-        double* col = dst.colptr(i);
-        col[i] = 0.0;
-        double dot = 0.0;
-        for (arma::uword j = 0; j < L; ++j) dot += att[j] * col[j];
-        for (arma::uword j = 0; j < L; ++j) col[j] = att[j] * (col[j] - dot);
-      }
-      const double* q = x.memptr() + s.q_offset() + h * d * L;
-      const double* k = x.memptr() + s.k_offset() + h * d * L;
-      double* gq = g + s.q_offset() + h * d * L;
-      double* gk = g + s.k_offset() + h * d * L;
-      dense_product(false, false, d, L, L, k, d, dst.memptr(), L, gq, d);
-      dense_product(false, true, d, L, L, q, d, dst.memptr(), L, gk, d);
-      for (arma::uword e = 0; e < d * L; ++e) {
-        gq[e] *= scale;
-        gk[e] *= scale;
-      }
-    }
-  });
+  if (s.float_products) {
+    product_gradient(s, parts, ws.ws, gw, ws.dws, ws.pf, g + s.v_offset());
+    map_gradient(s, x, ws, ws.pf, g);
+  } else {
+    product_gradient(s, parts, ws.ws, gw, ws.dws, ws.pd, g + s.v_offset());
+    map_gradient(s, x, ws, ws.pd, g);
+  }
   return loss;
 }
 
@@ -322,7 +413,7 @@ arma::mat attention_potts_block_norms(const AttentionPottsSpec& s, const arma::v
 double attention_potts_median_row_max(const AttentionPottsSpec& s, const arma::vec& x) {
   AttentionPottsWorkspace ws;
   s.check();
-  attention_maps(s, x, ws);
+  attention_maps<double>(s, x, ws, nullptr);
   std::vector<double> row_max(ws.att.n_cols);
   for (arma::uword c = 0; c < ws.att.n_cols; ++c) row_max[c] = ws.att.col(c).max();
   std::sort(row_max.begin(), row_max.end());
@@ -390,7 +481,7 @@ AttentionPottsFit fit_attention_potts(const AttentionPottsSpec& spec, const arma
 
 double attention_potts_mean_loss(const AttentionPottsSpec& spec, const arma::vec& x, const arma::imat& sequences) {
   AttentionPottsWorkspace ws;
-  attention_potts_couplings(spec, x, ws);
+  couplings(spec, x, BlockParts(spec.A), ws, true);
   arma::uword T = 0;
   const double ce = pad_data_term(spec.L, spec.A, ws.ws, x.memptr(), sequences, 1.0, ws.data, &T, nullptr, nullptr);
   return T == 0 ? 0.0 : ce / double(T);

@@ -95,7 +95,6 @@ struct AttentionProducts {
 struct AttentionPottsWorkspace {
   arma::mat att;       // L x (L H): column i + L h holds A^h_ij over j
   arma::mat ws, dws;   // the blocks Ws_p and the loss's gradient w.r.t. them: A^2 x P
-  arma::mat dmaps;     // P x 2H: dA^h_ij, then dA^h_ji, of each pair
   AttentionProducts<double> pd;
   AttentionProducts<float> pf;
   PadDataWorkspace data;  // the data term's buffers

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "lib/core/parallel.h"
 #include "lib/nn/layers.h"
@@ -98,15 +99,21 @@ double pad_data_term(arma::uword L, arma::uword A, const arma::mat& ws, const do
   auto state = [&](arma::uword n, arma::uword i) { return arma::uword(batch(n, i)); };
   // Each block transposed, so that both of a pair's contributions read A
   // contiguous entries.
-  w.ws_t.set_size(A2, P);
-  parallel_ranges(P, [&](std::size_t p0, std::size_t p1) {
-    for (arma::uword p = p0; p < p1; ++p) {
-      const double* src = ws.colptr(p);
-      double* dst = w.ws_t.colptr(p);
-      for (arma::uword c = 0; c < A; ++c)
-        for (arma::uword a = 0; a < A; ++a) dst[c + A * a] = src[a + A * c];
-    }
-  });
+  if (w.ws_t_given) {
+    w.ws_t_given = false;
+    if (w.ws_t.n_rows != A2 || w.ws_t.n_cols != P)
+      throw std::logic_error("pad_data_term: the given transposed blocks do not match the couplings");
+  } else {
+    w.ws_t.set_size(A2, P);
+    parallel_ranges(P, [&](std::size_t p0, std::size_t p1) {
+      for (arma::uword p = p0; p < p1; ++p) {
+        const double* src = ws.colptr(p);
+        double* dst = w.ws_t.colptr(p);
+        for (arma::uword c = 0; c < A; ++c)
+          for (arma::uword a = 0; a < A; ++a) dst[c + A * a] = src[a + A * c];
+      }
+    });
+  }
   // Logits z(a, n + B i) = b_i(a) + sum_{j != i, s_j < A} W_ij(a, s_j), the
   // pairs in order (j ascending for every i); blocks of 64 pairs are read
   // once per range of sequences.
@@ -166,21 +173,20 @@ double pad_data_term(arma::uword L, arma::uword A, const arma::mat& ws, const do
       }
   });
   // dWs_p = sum_n r_i 1(s_j)^T  +  (sum_n r_j 1(s_i)^T)^T: the first share
-  // accumulates in dws, the second, transposed, in dws_t (each contiguous),
-  // then joins it.
+  // and the second, transposed, accumulate in two blocks of their own (each
+  // contiguous, in cache), then their sum is written to dws.
   dws->set_size(A2, P);
-  w.dws_t.set_size(A2, P);
   parallel_ranges(L - 1, [&](std::size_t i0, std::size_t i1) {
+    std::vector<double> shares(2 * A2);
+    double* d1 = shares.data();
+    double* d2 = d1 + A2;
     for (arma::uword i = i0; i < i1; ++i)
       for (arma::uword j = i + 1; j < L; ++j) {
-        const arma::uword p = pair_index(i, j, L);
-        double* d1 = dws->colptr(p);
-        double* d2 = w.dws_t.colptr(p);
-        std::fill(d1, d1 + A2, 0.0);
-        std::fill(d2, d2 + A2, 0.0);
+        std::fill(d1, d1 + 2 * A2, 0.0);
         pair_gradient(A, L, B, batch, w.logits.memptr(), i, j, d1, d2);
+        double* out = dws->colptr(pair_index(i, j, L));
         for (arma::uword c = 0; c < A; ++c)
-          for (arma::uword a = 0; a < A; ++a) d1[a + A * c] += d2[c + A * a];
+          for (arma::uword a = 0; a < A; ++a) out[a + A * c] = d1[a + A * c] + d2[c + A * a];
       }
   }, 1);
   return ce;

@@ -22,8 +22,11 @@ namespace potts {
 
 struct PadDataWorkspace {
   arma::mat ws_t;    // each block transposed
+  // Set by a caller that has already filled ws_t with the transposed blocks
+  // of the next call's ws (pad_data_term then skips the transposition and
+  // clears the flag).
+  bool ws_t_given = false;
   arma::mat logits;  // A x (L B), column i + L n: logits, then residuals
-  arma::mat dws_t;   // the gradient's transposed share
   std::vector<double> seq_loss;
   std::vector<arma::uword> seq_targets;
 };

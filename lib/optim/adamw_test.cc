@@ -40,6 +40,40 @@ TEST(Adamw, TwoStepsByHand) {
   EXPECT_THROW(opt.step(wrong, g1), std::invalid_argument);
 }
 
+// The update runs in vector lanes of whatever width the CPU has, then a
+// scalar tail: every element must get the bits of the scalar formula in
+// PyTorch's order, wherever it sits. 37 elements cover a 512-bit body, a
+// 256-bit remainder and scalar ones; the same (x, g) at every position must
+// give one result.
+TEST(Adamw, EveryPositionTheScalarBits) {
+  AdamwOptions o;
+  o.lr = 0.005;
+  o.weight_decay = 0.01;
+  const arma::uword n = 37;
+  Adamw opt(n, o), same(n, o);
+  arma::vec x(n), y(n, arma::fill::value(0.3)), m(n, arma::fill::zeros), v(n, arma::fill::zeros);
+  for (arma::uword k = 0; k < n; ++k) x(k) = std::sin(1.0 + double(k));
+  arma::vec want = x;
+  for (int t = 1; t <= 3; ++t) {
+    arma::vec g(n);
+    for (arma::uword k = 0; k < n; ++k) g(k) = std::cos(double(t * 7 + k)) * std::pow(10.0, double(k % 5) - 3.0);
+    opt.step(x, g);
+    same.step(y, arma::vec(n, arma::fill::value(g(0))));
+    const double bc1 = 1.0 - std::pow(0.9, t), bc2 = 1.0 - std::pow(0.999, t);
+    for (arma::uword k = 0; k < n; ++k) {
+      double xk = want(k) * (1.0 - o.lr * o.weight_decay);
+      m(k) = m(k) * 0.9 + g(k) * (1.0 - 0.9);
+      v(k) = v(k) * 0.999 + (1.0 - 0.999) * g(k) * g(k);
+      const double denom = std::sqrt(v(k)) / std::sqrt(bc2) + o.eps;
+      want(k) = xk + (-(o.lr / bc1)) * (m(k) / denom);
+    }
+  }
+  for (arma::uword k = 0; k < n; ++k) {
+    EXPECT_EQ(x(k), want(k)) << "element " << k;
+    EXPECT_EQ(y(k), y(0)) << "element " << k;
+  }
+}
+
 TEST(BatchStream, EachEpochAPermutationCutInOrder) {
   BatchStream s(10, 4, 7);
   for (int epoch = 1; epoch <= 3; ++epoch) {
