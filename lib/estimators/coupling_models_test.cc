@@ -166,8 +166,9 @@ TEST(CouplingModels, HeadsPathIsTheCouplingsPath) {
         EXPECT_LT(arma::norm(gh - gc), 1e-12 * arma::norm(gc)) << s.describe();
         EXPECT_EQ(coupling_objective(s, x, seqs, w, kPenalty, nullptr, CouplingPath::kHeads), fh) << s.describe();
         // Finite differences through the heads path (auto: H <= 4).
-        if (heads <= kHeadsPathMaxHeads)
+        if (heads <= kHeadsPathMaxHeads) {
           EXPECT_LT(gradient_error(s, x, seqs, w, kPenalty), 1e-6) << s.describe();
+        }
       }
 }
 
