@@ -14,7 +14,13 @@ namespace {
 // The two hot loops, compiled for AVX-512, AVX2 and baseline x86-64 (each
 // lane the same additions in the same order: the same bits), with the
 // alphabet's size a constant where it is the amino acids' 20.
+#if defined(POTTS_PD_BASELINE_ONLY)  // a test's build of the baseline clone alone
+#define POTTS_PD_KERNEL __attribute__((noinline))
+#elif defined(POTTS_PD_AVX2_ONLY)  // and of the AVX2 clone alone
+#define POTTS_PD_KERNEL __attribute__((target("avx2"), noinline))
+#else
 #define POTTS_PD_KERNEL __attribute__((target_clones("avx512f", "avx2", "default"), noinline))
+#endif
 
 // For sequences n0 .. n1 - 1 and pairs (i, j), j0 <= j < j1: the
 // contributions of each pair to the logits of i and of j.

@@ -23,7 +23,14 @@ struct AdamwCoefficients {
 // param.addcdiv_(value). Compiled for AVX-512, AVX2 and baseline x86-64:
 // each lane the same correctly rounded operations (no contraction), so the
 // same bits at any vector width.
-__attribute__((target_clones("avx512f", "avx2", "default"), noinline)) void adamw_update(
+#if defined(POTTS_ADAMW_BASELINE_ONLY)  // a test's build of the baseline clone alone
+#define POTTS_ADAMW_KERNEL __attribute__((noinline))
+#elif defined(POTTS_ADAMW_AVX2_ONLY)  // and of the AVX2 clone alone
+#define POTTS_ADAMW_KERNEL __attribute__((target("avx2"), noinline))
+#else
+#define POTTS_ADAMW_KERNEL __attribute__((target_clones("avx512f", "avx2", "default"), noinline))
+#endif
+POTTS_ADAMW_KERNEL void adamw_update(
     arma::uword n, const AdamwCoefficients& c, double* __restrict xp, double* __restrict m, double* __restrict v,
     const double* __restrict gp) {
   const double decay = c.decay, beta1 = c.beta1, beta2 = c.beta2, a1 = c.a1, a2 = c.a2, bc2_sqrt = c.bc2_sqrt,

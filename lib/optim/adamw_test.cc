@@ -46,6 +46,9 @@ TEST(Adamw, TwoStepsByHand) {
 // 256-bit remainder and scalar ones; the same (x, g) at every position must
 // give one result.
 TEST(Adamw, EveryPositionTheScalarBits) {
+#if defined(POTTS_ADAMW_AVX2_ONLY)
+  if (!__builtin_cpu_supports("avx2")) GTEST_SKIP() << "no AVX2 on this CPU";
+#endif
   AdamwOptions o;
   o.lr = 0.005;
   o.weight_decay = 0.01;
