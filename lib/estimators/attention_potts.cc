@@ -228,9 +228,9 @@ void form_couplings(const AttentionPottsSpec& s, const BlockParts& parts, Attent
 
 // The gradient through eq. P1: dWs + gw Ws (the data term's gradient and the
 // penalty's, in double) split into its parts' shares (rounded to T), the
-// four products, then the share of V in double: dV(a, b) = dSop(u) / 2 + dKop(k) / 2 and dV(b, a) = dSop(u) / 2
-// - dKop(k) / 2 for a < b, dV(a, a) = dSop(u). dBplus^T and dBminus^T stay
-// in pr for map_gradient.
+// four products, then the share of V in double: dV(a, b) = dSop(u) / 2 +
+// dKop(k) / 2 and dV(b, a) = dSop(u) / 2 - dKop(k) / 2 for a < b, dV(a, a) =
+// dSop(u). dBplus^T and dBminus^T stay in pr for map_gradient.
 template <class T>
 void product_gradient(const AttentionPottsSpec& s, const BlockParts& parts, const arma::mat& wsb, double gw,
                       arma::mat& dws, AttentionProducts<T>& pr, double* gv) {
@@ -303,7 +303,8 @@ void map_gradient(const AttentionPottsSpec& s, const arma::vec& x, const Attenti
         }
         col[i] = 0.0;
         const arma::uword p0 = i + 1 < L ? pair_index(i, i + 1, L) : 0;
-        for (arma::uword j = i + 1; j < L; ++j) col[j] = 0.5 * (double(dp[p0 + j - i - 1]) + double(dm[p0 + j - i - 1]));
+        for (arma::uword j = i + 1; j < L; ++j)
+          col[j] = 0.5 * (double(dp[p0 + j - i - 1]) + double(dm[p0 + j - i - 1]));
       }
       // dSt = A o (dA - sum_j A dA), the sums of each column in order.
       column_dots(att, dst.memptr(), L, L, dots.data());

@@ -130,7 +130,8 @@ void check(arma::uword L, arma::uword A, arma::uword B, int threads, bool give_t
   EXPECT_FALSE(w.ws_t_given);
   EXPECT_TRUE(same_bits(&ce, &want.ce, 1)) << ce << " against " << want.ce;
   EXPECT_EQ(targets, want.targets);
-  EXPECT_TRUE(same_bits(dws.memptr(), want.dws.memptr(), dws.n_elem)) << "max |diff| " << arma::abs(dws - want.dws).max();
+  EXPECT_TRUE(same_bits(dws.memptr(), want.dws.memptr(), dws.n_elem))
+      << "max |diff| " << arma::abs(dws - want.dws).max();
   EXPECT_TRUE(same_bits(db.memptr(), want.db.memptr(), db.n_elem)) << "max |diff| " << arma::abs(db - want.db).max();
   // The loss alone, with no gradient.
   arma::uword t2 = 0;
