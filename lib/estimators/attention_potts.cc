@@ -24,44 +24,35 @@ void AttentionPottsSpec::check() const {
 
 namespace {
 
-// Column sums of the n x m block x (leading dimension n), each column's
-// terms added in order from 0.0, eight columns side by side: the bits of one
-// sequential sum per column, without waiting on each addition.
-void column_sums(const double* x, arma::uword n, arma::uword m, double* sums) {
+// Column reductions of an n x m block (leading dimension n): out[c] = the
+// sum over r of term(r, c), each column's terms added in order from 0.0,
+// eight columns side by side: the bits of one sequential sum per column,
+// without waiting on each addition.
+template <class Term>
+inline void column_reduce(arma::uword n, arma::uword m, double* out, Term term) {
   constexpr arma::uword kLanes = 8;
   for (arma::uword c0 = 0; c0 < m; c0 += kLanes) {
     const arma::uword w = std::min(kLanes, m - c0);
     double acc[kLanes] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
-    const double* base = x + c0 * n;
     if (w == kLanes) {
       for (arma::uword r = 0; r < n; ++r)
-        for (arma::uword c = 0; c < kLanes; ++c) acc[c] += base[r + c * n];
+        for (arma::uword c = 0; c < kLanes; ++c) acc[c] += term(r, c0 + c);
     } else {
       for (arma::uword r = 0; r < n; ++r)
-        for (arma::uword c = 0; c < w; ++c) acc[c] += base[r + c * n];
+        for (arma::uword c = 0; c < w; ++c) acc[c] += term(r, c0 + c);
     }
-    std::copy(acc, acc + w, sums + c0);
+    std::copy(acc, acc + w, out + c0);
   }
 }
 
-// The same for the column dot products of x and y (each product rounded,
-// then added in order).
+// Column sums of x, and column dot products of x and y (each product
+// rounded, then added).
+void column_sums(const double* x, arma::uword n, arma::uword m, double* sums) {
+  column_reduce(n, m, sums, [&](arma::uword r, arma::uword c) { return x[r + c * n]; });
+}
+
 void column_dots(const double* x, const double* y, arma::uword n, arma::uword m, double* dots) {
-  constexpr arma::uword kLanes = 8;
-  for (arma::uword c0 = 0; c0 < m; c0 += kLanes) {
-    const arma::uword w = std::min(kLanes, m - c0);
-    double acc[kLanes] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
-    const double* xb = x + c0 * n;
-    const double* yb = y + c0 * n;
-    if (w == kLanes) {
-      for (arma::uword r = 0; r < n; ++r)
-        for (arma::uword c = 0; c < kLanes; ++c) acc[c] += xb[r + c * n] * yb[r + c * n];
-    } else {
-      for (arma::uword r = 0; r < n; ++r)
-        for (arma::uword c = 0; c < w; ++c) acc[c] += xb[r + c * n] * yb[r + c * n];
-    }
-    std::copy(acc, acc + w, dots + c0);
-  }
+  column_reduce(n, m, dots, [&](arma::uword r, arma::uword c) { return x[r + c * n] * y[r + c * n]; });
 }
 
 // The largest of x[0 .. n), four running maxima (a maximum is exact: the
@@ -80,12 +71,11 @@ double range_max(const double* x, arma::uword n) {
 // (k = 0 .. A(A-1)/2 - 1), each column b after column b - 1.
 struct BlockParts {
   std::vector<arma::uword> sym_a, sym_b, anti_a, anti_b;
-  std::vector<arma::uword> sym_of, anti_of;  // (a + A b) -> u of (min, max); k of (min, max) when a != b
-  std::vector<arma::uword> diag_u, anti_u;   // u of (a, a); u of the entry (a, b) of each k
-  explicit BlockParts(arma::uword A) : sym_of(A * A), anti_of(A * A), diag_u(A) {
+  std::vector<arma::uword> anti_of;         // (a + A b) -> k of (min, max), a != b
+  std::vector<arma::uword> diag_u, anti_u;  // u of (a, a); u of the entry (a, b) of each k
+  explicit BlockParts(arma::uword A) : anti_of(A * A), diag_u(A) {
     for (arma::uword b = 0; b < A; ++b)
       for (arma::uword a = 0; a <= b; ++a) {
-        sym_of[a + A * b] = sym_of[b + A * a] = sym_a.size();
         if (a == b) diag_u[a] = sym_a.size();
         sym_a.push_back(a);
         sym_b.push_back(b);
@@ -217,11 +207,8 @@ void form_couplings(const AttentionPottsSpec& s, const BlockParts& parts, Attent
           wt[b + A * a] = w[a + A * b];
         }
       }
-      double acc[kLanes] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
       const double* base = wsb.colptr(c0);
-      for (arma::uword e = 0; e < A2; ++e)
-        for (arma::uword c = 0; c < nw; ++c) acc[c] += base[e + c * A2] * base[e + c * A2];
-      std::copy(acc, acc + nw, col_sq.begin() + c0);
+      column_dots(base, base, A2, nw, col_sq.data() + c0);
     }
   });
 }
@@ -327,19 +314,15 @@ void map_gradient(const AttentionPottsSpec& s, const arma::vec& x, const Attenti
   });
 }
 
-}  // namespace
-
-namespace {
-
 // The couplings into ws.ws (and, for the data term, their transposed blocks
-// into ws.data.ws_t when `transposed`).
+// into ws.ws_t when `transposed`).
 void couplings(const AttentionPottsSpec& s, const arma::vec& x, const BlockParts& parts, AttentionPottsWorkspace& ws,
                bool transposed) {
   s.check();
   if (x.n_elem != s.parameter_count())
     throw StageError("attention_potts: " + std::to_string(x.n_elem) + " parameters, expected " +
                      std::to_string(s.parameter_count()));
-  arma::mat* wt = transposed ? &ws.data.ws_t : nullptr;
+  arma::mat* wt = transposed ? &ws.ws_t : nullptr;
   if (s.float_products) {
     attention_maps(s, x, ws, &ws.pf);
     fill_values(s, x, parts, ws.pf);
@@ -349,7 +332,6 @@ void couplings(const AttentionPottsSpec& s, const arma::vec& x, const BlockParts
     fill_values(s, x, parts, ws.pd);
     form_couplings(s, parts, ws.pd, ws.ws, ws.col_sq, wt);
   }
-  ws.data.ws_t_given = transposed;
 }
 
 }  // namespace
@@ -373,7 +355,7 @@ double attention_potts_loss(const AttentionPottsSpec& s, const arma::vec& x, con
   // The data term (pad_data_term.h), its residuals scaled by 1 / B.
   if (grad != nullptr) grad->set_size(s.parameter_count());  // every entry is written below
   arma::uword T = 0;
-  const double ce = pad_data_term(L, A, ws.ws, b, batch, 1.0 / double(B), ws.data, &T,
+  const double ce = pad_data_term(L, A, ws.ws, ws.ws_t, b, batch, 1.0 / double(B), ws.data, &T,
                                   grad != nullptr ? &ws.dws : nullptr, grad != nullptr ? grad->memptr() : nullptr);
   // Penalty: ||W||_F^2 = 2 sum_p ||Ws_p||^2 (both ordered pairs; the
   // blocks' squares from attention_potts_couplings).
@@ -484,7 +466,8 @@ double attention_potts_mean_loss(const AttentionPottsSpec& spec, const arma::vec
   AttentionPottsWorkspace ws;
   couplings(spec, x, BlockParts(spec.A), ws, true);
   arma::uword T = 0;
-  const double ce = pad_data_term(spec.L, spec.A, ws.ws, x.memptr(), sequences, 1.0, ws.data, &T, nullptr, nullptr);
+  const double ce =
+      pad_data_term(spec.L, spec.A, ws.ws, ws.ws_t, x.memptr(), sequences, 1.0, ws.data, &T, nullptr, nullptr);
   return T == 0 ? 0.0 : ce / double(T);
 }
 

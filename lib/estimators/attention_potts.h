@@ -95,6 +95,7 @@ struct AttentionProducts {
 struct AttentionPottsWorkspace {
   arma::mat att;       // L x (L H): column i + L h holds A^h_ij over j
   arma::mat ws, dws;   // the blocks Ws_p and the loss's gradient w.r.t. them: A^2 x P
+  arma::mat ws_t;      // each block of ws transposed, for the data term
   AttentionProducts<double> pd;
   AttentionProducts<float> pf;
   PadDataWorkspace data;  // the data term's buffers

@@ -101,25 +101,28 @@ POTTS_PD_KERNEL void pair_gradient(arma::uword A, arma::uword L, arma::uword B, 
 
 double pad_data_term(arma::uword L, arma::uword A, const arma::mat& ws, const double* b, const arma::imat& batch,
                      double scale, PadDataWorkspace& w, arma::uword* targets, arma::mat* dws, double* db) {
-  const arma::uword A2 = A * A, P = L * (L - 1) / 2, B = batch.n_rows;
-  auto state = [&](arma::uword n, arma::uword i) { return arma::uword(batch(n, i)); };
   // Each block transposed, so that both of a pair's contributions read A
   // contiguous entries.
-  if (w.ws_t_given) {
-    w.ws_t_given = false;
-    if (w.ws_t.n_rows != A2 || w.ws_t.n_cols != P)
-      throw std::logic_error("pad_data_term: the given transposed blocks do not match the couplings");
-  } else {
-    w.ws_t.set_size(A2, P);
-    parallel_ranges(P, [&](std::size_t p0, std::size_t p1) {
-      for (arma::uword p = p0; p < p1; ++p) {
-        const double* src = ws.colptr(p);
-        double* dst = w.ws_t.colptr(p);
-        for (arma::uword c = 0; c < A; ++c)
-          for (arma::uword a = 0; a < A; ++a) dst[c + A * a] = src[a + A * c];
-      }
-    });
-  }
+  const arma::uword P = L * (L - 1) / 2;
+  w.ws_t.set_size(A * A, P);
+  parallel_ranges(P, [&](std::size_t p0, std::size_t p1) {
+    for (arma::uword p = p0; p < p1; ++p) {
+      const double* src = ws.colptr(p);
+      double* dst = w.ws_t.colptr(p);
+      for (arma::uword c = 0; c < A; ++c)
+        for (arma::uword a = 0; a < A; ++a) dst[c + A * a] = src[a + A * c];
+    }
+  });
+  return pad_data_term(L, A, ws, w.ws_t, b, batch, scale, w, targets, dws, db);
+}
+
+double pad_data_term(arma::uword L, arma::uword A, const arma::mat& ws, const arma::mat& ws_t, const double* b,
+                     const arma::imat& batch, double scale, PadDataWorkspace& w, arma::uword* targets, arma::mat* dws,
+                     double* db) {
+  const arma::uword A2 = A * A, P = L * (L - 1) / 2, B = batch.n_rows;
+  auto state = [&](arma::uword n, arma::uword i) { return arma::uword(batch(n, i)); };
+  if (ws.n_rows != A2 || ws.n_cols != P || ws_t.n_rows != A2 || ws_t.n_cols != P)
+    throw std::logic_error("pad_data_term: the blocks or their transposes do not match L and A");
   // Logits z(a, n + B i) = b_i(a) + sum_{j != i, s_j < A} W_ij(a, s_j), the
   // pairs in order (j ascending for every i); blocks of 64 pairs are read
   // once per range of sequences.
@@ -130,7 +133,7 @@ double pad_data_term(arma::uword L, arma::uword A, const arma::mat& ws, const do
       std::copy(b, b + A * L, w.logits.colptr(L * n));
     for (arma::uword i = 0; i + 1 < L; ++i)
       for (arma::uword j0 = i + 1; j0 < L; j0 += block) {
-        pair_logits(A, L, B, batch, ws, w.ws_t, i, j0, std::min(L, j0 + block), n0, n1, w.logits.memptr());
+        pair_logits(A, L, B, batch, ws, ws_t, i, j0, std::min(L, j0 + block), n0, n1, w.logits.memptr());
       }
   });
   // Cross-entropy of each non-pad target; the logits become the residuals
@@ -180,21 +183,25 @@ double pad_data_term(arma::uword L, arma::uword A, const arma::mat& ws, const do
   });
   // dWs_p = sum_n r_i 1(s_j)^T  +  (sum_n r_j 1(s_i)^T)^T: the first share
   // and the second, transposed, accumulate in two blocks of their own (each
-  // contiguous, in cache), then their sum is written to dws.
+  // contiguous, in cache), then their sum is written to dws. Threads take
+  // ranges of pairs, not of sites (whose pairs number L - 1 - i).
   dws->set_size(A2, P);
-  parallel_ranges(L - 1, [&](std::size_t i0, std::size_t i1) {
+  parallel_ranges(P, [&](std::size_t p0, std::size_t p1) {
     std::vector<double> shares(2 * A2);
     double* d1 = shares.data();
     double* d2 = d1 + A2;
-    for (arma::uword i = i0; i < i1; ++i)
-      for (arma::uword j = i + 1; j < L; ++j) {
-        std::fill(d1, d1 + 2 * A2, 0.0);
-        pair_gradient(A, L, B, batch, w.logits.memptr(), i, j, d1, d2);
-        double* out = dws->colptr(pair_index(i, j, L));
-        for (arma::uword c = 0; c < A; ++c)
-          for (arma::uword a = 0; a < A; ++a) out[a + A * c] = d1[a + A * c] + d2[c + A * a];
-      }
-  }, 1);
+    arma::uword i = 0, first = 0;  // first: the pair (i, i + 1)
+    while (first + (L - 1 - i) <= p0) first += L - 1 - i++;
+    arma::uword j = i + 1 + (p0 - first);  // (i, j) is the pair p0
+    for (arma::uword p = p0; p < p1; ++p) {
+      std::fill(d1, d1 + 2 * A2, 0.0);
+      pair_gradient(A, L, B, batch, w.logits.memptr(), i, j, d1, d2);
+      double* out = dws->colptr(p);
+      for (arma::uword c = 0; c < A; ++c)
+        for (arma::uword a = 0; a < A; ++a) out[a + A * c] = d1[a + A * c] + d2[c + A * a];
+      if (++j == L) j = ++i + 1;
+    }
+  }, 16);
   return ce;
 }
 

@@ -23,11 +23,7 @@
 namespace potts {
 
 struct PadDataWorkspace {
-  arma::mat ws_t;    // each block transposed
-  // Set by a caller that has already filled ws_t with the transposed blocks
-  // of the next call's ws (pad_data_term then skips the transposition and
-  // clears the flag).
-  bool ws_t_given = false;
+  arma::mat ws_t;    // each block transposed (made by the first form below)
   arma::mat logits;  // A x (L B), column i + L n: logits, then residuals
   std::vector<double> seq_loss;
   std::vector<arma::uword> seq_targets;
@@ -43,6 +39,12 @@ inline arma::uword pair_index(arma::uword i, arma::uword j, arma::uword L) {
 // scale dCE/dWs and db (A x L) = scale dCE/db.
 double pad_data_term(arma::uword L, arma::uword A, const arma::mat& ws, const double* b, const arma::imat& batch,
                      double scale, PadDataWorkspace& w, arma::uword* targets, arma::mat* dws, double* db);
+
+// The same, with each block of ws already transposed by the caller in ws_t
+// (A^2 x P: ws_t(c + A a, p) = ws(a + A c, p)), e.g. while forming ws.
+double pad_data_term(arma::uword L, arma::uword A, const arma::mat& ws, const arma::mat& ws_t, const double* b,
+                     const arma::imat& batch, double scale, PadDataWorkspace& w, arma::uword* targets, arma::mat* dws,
+                     double* db);
 
 // ||Ws_p||_F of each pair's block (L x L, symmetric, zero diagonal): the
 // observation's contact score before APC (both ordered blocks of the
