@@ -28,7 +28,7 @@ while [[ $# -gt 0 ]]; do
     --core) [[ ${2:-} =~ ^[0-9]+$ ]] || die "--core: expected a core number"; core=$2; shift 2 ;;
     --threads) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || die "--threads: expected a positive whole number"; threads=$2; shift 2 ;;
     --json) json=$2; shift 2 ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (--help)" ;;
   esac
 done
