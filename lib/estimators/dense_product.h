@@ -8,14 +8,20 @@
 // lib/nn's gemm with alpha = 1 and beta = 0 (tested bit for bit), on every
 // x86-64 CPU and at any thread count (threads split C's columns). Unlike
 // that gemm, which is tuned for the training's narrow shapes, it packs both
-// operands (Goto's scheme: blocks of k that stay in cache, a 16 x 12 tile of
-// C in registers), so that products with hundreds of rows and columns run
-// near the core's rate for separate multiplications and additions.
-// The tile: two vectors of rows (16 doubles or 32 floats) by 12 columns.
+// operands (Goto's scheme: blocks of k that stay in cache, a tile of C in
+// registers), so that products with hundreds of rows and columns run near
+// the core's rate for separate multiplications and additions. In
+// dense_product_levels.cc the tile is sized per instruction-set level
+// (lib/core/isa.h): two vectors of rows by 12 columns on AVX-512, by 6 on
+// AVX2 and on baseline x86-64. dense_product.cc, which the committed results
+// were made with, has the AVX-512 tile under target_clones for every level
+// (on AVX2 it spills; it defines no dense_product_at).
 //
-// Tested by //lib/estimators:dense_product_test.
+// Tested by //lib/estimators:dense_product_test and dense_product_levels_test.
 #pragma once
 #include <armadillo>
+
+#include "lib/core/isa.h"
 
 namespace potts {
 
@@ -25,5 +31,12 @@ void dense_product(bool trans_a, bool trans_b, arma::uword m, arma::uword n, arm
 // bits of lib/nn's float gemm), twice the lanes per instruction.
 void dense_product(bool trans_a, bool trans_b, arma::uword m, arma::uword n, arma::uword k, const float* A,
                    arma::uword lda, const float* B, arma::uword ldb, float* C, arma::uword ldc);
+
+// The same products at a given level (at most this CPU's, or
+// std::invalid_argument): for tests and benchmarks of each level's kernel.
+void dense_product_at(IsaLevel level, bool trans_a, bool trans_b, arma::uword m, arma::uword n, arma::uword k,
+                      const double* A, arma::uword lda, const double* B, arma::uword ldb, double* C, arma::uword ldc);
+void dense_product_at(IsaLevel level, bool trans_a, bool trans_b, arma::uword m, arma::uword n, arma::uword k,
+                      const float* A, arma::uword lda, const float* B, arma::uword ldb, float* C, arma::uword ldc);
 
 }  // namespace potts
