@@ -49,6 +49,7 @@ def factored_loss(p, seqs, x):
 
 
 def attention_loss(p, seqs, x):
+    """The loss of a batch of `seqs` at x, in x's dtype."""
     L, A, H, d = p["L"], p["A"], p["heads"], p["head_dim"]
     lam, N = p["lambda"], p["family_size"]
     c_w, c_b = lam * (L - 1) * (A - 1) / N, lam / N
@@ -57,7 +58,7 @@ def attention_loss(p, seqs, x):
     def loss_of(batch):
         s = seqs[batch]
         real = s < A  # (B, L): targets and inputs; the rest are pads
-        onehot = torch.nn.functional.one_hot(torch.where(real, s, 0), A).to(torch.float64)
+        onehot = torch.nn.functional.one_hot(torch.where(real, s, 0), A).to(x.dtype)
         onehot = onehot * real.unsqueeze(-1)  # a pad is a zero input
         b = x[: A * L].view(L, A)  # b[i, a]
         q = x[A * L: A * L + H * d * L].view(H, L, d)  # q[h, i, r]

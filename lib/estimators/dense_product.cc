@@ -14,6 +14,8 @@ namespace {
 // (no FMA: -ffp-contract=off), so every clone gives the same bits.
 #if defined(POTTS_DP_BASELINE_ONLY)
 #define POTTS_DP_KERNEL __attribute__((noinline))
+#elif defined(POTTS_DP_AVX2_ONLY)  // a benchmark's build of the AVX2 clone alone
+#define POTTS_DP_KERNEL __attribute__((target("avx2"), noinline))
 #else
 #define POTTS_DP_KERNEL __attribute__((target_clones("avx512f", "avx2", "default"), noinline))
 #endif

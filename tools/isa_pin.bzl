@@ -1,0 +1,63 @@
+"""A stage binary built with its vector kernels pinned to one instruction-set
+level, for benchmarks that time each level on one machine.
+
+`isa_pinned_binary(name, binary, level, dense_product)` builds `binary` in a
+configuration that adds the pinning defines to every compile (level "avx2":
+each kernel's AVX2 clone alone; "native": the clones the CPU picks) and
+selects the attention products' implementation (`dense_product`: "levels"
+or "clones", lib/estimators/BUILD). The binary's bytes differ from the
+default build's, so its outputs never go to results/; the kernels' bits are
+the same at every level (their tests), so its outputs are the same bytes.
+"""
+
+# Each level's defines: lib/core/isa.h's POTTS_ISA_PIN, and the older
+# per-library pins of the kernels still written with their own macros.
+_LEVEL_COPTS = {
+    "native": [],
+    "avx2": [
+        "-DPOTTS_ISA_PIN=1",
+        "-DPOTTS_ADAMW_AVX2_ONLY",
+        "-DPOTTS_PD_AVX2_ONLY",
+        "-DPOTTS_CM_AVX2_ONLY",
+        "-DPOTTS_DP_AVX2_ONLY",
+    ],
+    "baseline": [
+        "-DPOTTS_ISA_PIN=0",
+        "-DPOTTS_ADAMW_BASELINE_ONLY",
+        "-DPOTTS_PD_BASELINE_ONLY",
+        "-DPOTTS_CM_BASELINE_ONLY",
+        "-DPOTTS_DP_BASELINE_ONLY",
+        "-DPOTTS_NN_BASELINE_ONLY",
+    ],
+}
+
+def _pin_impl(settings, attr):
+    return {
+        "//command_line_option:copt": settings["//command_line_option:copt"] + _LEVEL_COPTS[attr.level],
+        "//tools:dense_product": attr.dense_product,
+    }
+
+_pin = transition(
+    implementation = _pin_impl,
+    inputs = ["//command_line_option:copt"],
+    outputs = ["//command_line_option:copt", "//tools:dense_product"],
+)
+
+def _isa_pinned_binary_impl(ctx):
+    src = ctx.attr.binary[0][DefaultInfo].files_to_run.executable
+    out = ctx.actions.declare_file(ctx.label.name)
+    ctx.actions.symlink(output = out, target_file = src, is_executable = True)
+    return [DefaultInfo(executable = out, files = depset([out]), runfiles = ctx.runfiles(files = [src]))]
+
+isa_pinned_binary = rule(
+    implementation = _isa_pinned_binary_impl,
+    executable = True,
+    attrs = {
+        "binary": attr.label(cfg = _pin, executable = True, mandatory = True),
+        "level": attr.string(values = _LEVEL_COPTS.keys(), mandatory = True),
+        "dense_product": attr.string(values = ["levels", "clones"], default = "levels"),
+        "_allowlist_function_transition": attr.label(
+            default = "@bazel_tools//tools/allowlists/function_transition_allowlist",
+        ),
+    },
+)
