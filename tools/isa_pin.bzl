@@ -1,13 +1,13 @@
 """A stage binary built with its vector kernels pinned to one instruction-set
 level, for benchmarks that time each level on one machine.
 
-`isa_pinned_binary(name, binary, level, dense_product)` builds `binary` in a
-configuration that adds the pinning defines to every compile (level "avx2":
-each kernel's AVX2 clone alone; "native": the clones the CPU picks) and
-selects the attention products' implementation (`dense_product`: "levels"
-or "clones", lib/estimators/BUILD). The binary's bytes differ from the
-default build's, so its outputs never go to results/; the kernels' bits are
-the same at every level (their tests), so its outputs are the same bytes.
+`isa_pinned_binary(name, binary, level)` builds `binary` in a configuration
+that adds the pinning defines to every compile (level "avx2": each kernel's
+AVX2 clone alone, as on an AVX2 CPU without AVX-512; "baseline": x86-64
+without vector extensions; "native": no define, the default binary's
+bytes). A pinned binary's bytes differ from the default build's, so its
+outputs never go to results/; the kernels' bits are the same at every level
+(their tests), so its outputs are the same bytes.
 """
 
 # Each level's defines: lib/core/isa.h's POTTS_ISA_PIN, and the older
@@ -19,28 +19,23 @@ _LEVEL_COPTS = {
         "-DPOTTS_ADAMW_AVX2_ONLY",
         "-DPOTTS_PD_AVX2_ONLY",
         "-DPOTTS_CM_AVX2_ONLY",
-        "-DPOTTS_DP_AVX2_ONLY",
     ],
     "baseline": [
         "-DPOTTS_ISA_PIN=0",
         "-DPOTTS_ADAMW_BASELINE_ONLY",
         "-DPOTTS_PD_BASELINE_ONLY",
         "-DPOTTS_CM_BASELINE_ONLY",
-        "-DPOTTS_DP_BASELINE_ONLY",
         "-DPOTTS_NN_BASELINE_ONLY",
     ],
 }
 
 def _pin_impl(settings, attr):
-    return {
-        "//command_line_option:copt": settings["//command_line_option:copt"] + _LEVEL_COPTS[attr.level],
-        "//tools:dense_product": attr.dense_product,
-    }
+    return {"//command_line_option:copt": settings["//command_line_option:copt"] + _LEVEL_COPTS[attr.level]}
 
 _pin = transition(
     implementation = _pin_impl,
     inputs = ["//command_line_option:copt"],
-    outputs = ["//command_line_option:copt", "//tools:dense_product"],
+    outputs = ["//command_line_option:copt"],
 )
 
 def _isa_pinned_binary_impl(ctx):
@@ -55,7 +50,6 @@ isa_pinned_binary = rule(
     attrs = {
         "binary": attr.label(cfg = _pin, executable = True, mandatory = True),
         "level": attr.string(values = _LEVEL_COPTS.keys(), mandatory = True),
-        "dense_product": attr.string(values = ["levels", "clones"], default = "levels"),
         "_allowlist_function_transition": attr.label(
             default = "@bazel_tools//tools/allowlists/function_transition_allowlist",
         ),

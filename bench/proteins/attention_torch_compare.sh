@@ -4,9 +4,8 @@
 # each, pinned to one core, interleaved over ROUNDS rounds, at each
 # instruction-set level in turn:
 #   * the attention stage with its kernels pinned to AVX2 (as on an AVX2 CPU
-#     without AVX-512), with the per-level products and with the products
-#     the committed results were made with (//bench/proteins:attention_*);
-#   * the same with the clones this CPU picks;
+#     without AVX-512; //bench/proteins:attention_avx2);
+#   * the same with the clones this CPU picks (attention_native);
 #   * PyTorch (Debian's python3-torch, installed on first use) with its own
 #     kernels and OpenBLAS's limited to AVX2 (ATEN_CPU_CAPABILITY=avx2,
 #     OPENBLAS_CORETYPE=Haswell), and unlimited.
@@ -86,8 +85,7 @@ run() {
 }
 for r in $(seq 1 "$rounds"); do
   for level in avx2 native; do
-    run "${level}_clones" "$level"
-    run "${level}_levels" "$level"
+    run "$level" "$level"
     run "torch_$level" "$level"
   done
 done
@@ -95,12 +93,10 @@ done
 /usr/bin/python3 - "$work" "$rounds" "$steps" "$json" "$core" <<'PY'
 import csv, hashlib, json, os, platform, statistics, sys
 work, rounds, steps, out, core = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
-names = ["avx2_clones", "avx2_levels", "torch_avx2", "native_clones", "native_levels", "torch_native"]
-label = {"avx2_clones": "stage, AVX2 clones, products as committed (dense_product.cc)",
-         "avx2_levels": "stage, AVX2 clones, per-level products (dense_product_levels.cc)",
+names = ["avx2", "torch_avx2", "native", "torch_native"]
+label = {"avx2": "attention stage, AVX2 clones",
          "torch_avx2": "PyTorch float32, AVX2 (ATEN_CPU_CAPABILITY=avx2, OPENBLAS_CORETYPE=Haswell)",
-         "native_clones": "stage, this CPU's clones, products as committed",
-         "native_levels": "stage, this CPU's clones, per-level products",
+         "native": "attention stage, this CPU's clones",
          "torch_native": "PyTorch float32, this CPU's kernels"}
 rows = {}
 for n in names:
@@ -143,7 +139,7 @@ for n in names:
         max(row["peak_rss_mb"]), row["loss_at_step_n"],
         "1" if n.startswith("torch") else "%.3fx CPU, loss %.1e relative" % (ratio, rel)))
 print()
-print("stage outputs: %s across levels and products" % ("the same bytes" if len(stage_bytes) == 1 else "DIFFERENT BYTES"))
+print("stage outputs: %s across levels" % ("the same bytes" if len(stage_bytes) == 1 else "DIFFERENT BYTES"))
 print("losses within 1e-4 of PyTorch's: %s" % ("yes" if ok else "NO"))
 record = {"steps": steps, "rounds": rounds, "core": int(core), "torch_version": version,
           "cpu": platform.processor() or open("/proc/cpuinfo").read().split("model name")[1].split("\n")[0].strip(": "),

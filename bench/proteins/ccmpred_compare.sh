@@ -11,17 +11,25 @@
 # ratio of the medians, and for Ras the top-L, L/2 and L/5 precision of both,
 # scored by the project's own code against the same contacts.
 #   tools/bazel run //bench/proteins:ccmpred_compare [-- --rounds N] [--json FILE] [--doc FILE]
+#       [--couplings PATH] [--ccmpred-sources DIR]
 # --doc FILE replaces the table between the markers "<!-- ccmpred_compare:
 # begin -->" and "<!-- ccmpred_compare: end -->" of FILE (docs/performance.md).
-# CCMpred: CCMPRED=/path/to/ccmpred, or built once from ../shared/peers
-# (beside the clone) into ~/.cache/potts_attention_peers. Run it on an
-# otherwise idle machine: the times are what it measures.
+# --couplings PATH times another build of the couplings stage, e.g. one with
+# its kernels pinned to AVX2: tools/bazel build //bench/proteins:couplings_avx2,
+# then --couplings bazel-bin/bench/proteins/couplings_avx2.
+# CCMpred: CCMPRED=/path/to/ccmpred, or built once from --ccmpred-sources DIR
+# (a folder with CCMpred's and libconjugrad's source archives and a
+# build-ccmpred.sh that builds them into the folder it is given) into
+# ~/.cache/potts_attention_peers. Run it on an otherwise idle machine: the
+# times are what it measures.
 set -euo pipefail
 
 rounds=3
 json=""
 doc=""
 core=0
+couplings=""
+sources=""
 die() { echo "ccmpred_compare: $*" >&2; exit 1; }
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -29,7 +37,9 @@ while [[ $# -gt 0 ]]; do
     --json) json=$2; shift 2 ;;
     --doc) doc=$2; shift 2 ;;
     --core) core=$2; shift 2 ;;
-    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --couplings) couplings=$2; shift 2 ;;
+    --ccmpred-sources) sources=$2; shift 2 ;;
+    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (--help)" ;;
   esac
 done
@@ -42,6 +52,14 @@ command -v taskset >/dev/null || die "taskset (util-linux) not found"
 
 runfiles="${RUNFILES_DIR:-$0.runfiles}/potts_attention"
 stages="$runfiles/stages/proteins"
+plm_stage="$stages/couplings"
+plm_desc="the couplings stage runs it"
+if [[ -n $couplings ]]; then
+  [[ $couplings = /* ]] || couplings="$here/$couplings"
+  [[ -x $couplings ]] || die "--couplings $couplings: not an executable"
+  plm_stage=$couplings
+  plm_desc="the couplings stage's build $(basename "$couplings") runs it"
+fi
 ras="$stages/paper_pf00071"
 tool="$runfiles/bench/proteins/family_tool"
 for f in train.h5 test.h5 train.aln columns.csv contacts.csv summary.json; do
@@ -51,10 +69,11 @@ done
 ccm_desc="CCMpred from CCMPRED=${CCMPRED:-}"
 if [[ -z ${CCMPRED:-} ]]; then
   cache="${XDG_CACHE_HOME:-$HOME/.cache}/potts_attention_peers/ccmpred"
-  peers="${BUILD_WORKSPACE_DIRECTORY:-.}/../shared/peers"
+  peers=$sources
+  [[ -z $peers || $peers = /* ]] || peers="$here/$peers"
   if [[ ! -x $cache/bin/ccmpred ]]; then
-    [[ -f $peers/build-ccmpred.sh ]] ||
-      die "no CCMpred: set CCMPRED=/path/to/ccmpred (built from github.com/soedinglab/CCMpred); a clone has no ../shared/peers to build it from"
+    [[ -n $peers && -f $peers/build-ccmpred.sh ]] ||
+      die "no CCMpred: set CCMPRED=/path/to/ccmpred (built from github.com/soedinglab/CCMpred), or give --ccmpred-sources DIR"
     echo "ccmpred_compare: building CCMpred from $peers into $cache ..." >&2
     bash "$peers/build-ccmpred.sh" "$cache" >&2
   fi
@@ -97,7 +116,7 @@ run_one() {
     local ins=() o
     for o in train.h5 test.h5 train.aln columns.csv contacts.csv summary.json; do ins+=(--in "family/$o=$dir/$o"); done
     env -i OPENBLAS_NUM_THREADS=1 taskset -c "$core" /usr/bin/time -f '%U %S %e %M' -o "$out/time" \
-      "$stages/couplings" --target "//bench/proteins:$name" --config "$config" --seed 0 "${ins[@]}" \
+      "$plm_stage" --target "//bench/proteins:$name" --config "$config" --seed 0 "${ins[@]}" \
       $(for o in params.h5 scores.h5 curves.csv summary.json; do echo --out "$o=$out/$o"; done) \
       --provenance "$out/provenance.json" >"$out/log" 2>&1 || { tail "$out/log" >&2; die "the PLM on $name failed"; }
     evals=$(grep -o '"evaluations": [0-9]*' "$out/summary.json" | head -1 | awk '{print $2}')
@@ -135,7 +154,7 @@ label() {
 }
 
 cpu_model=$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')
-table="Measured $(date -u +%Y-%m-%d) by \`tools/bazel run //bench/proteins:ccmpred_compare\`: $rounds rounds, both programs pinned to core $core of $(nproc) ($cpu_model), one after the other, the order alternating by round; $ccm_desc, with \`-t 1\` and its defaults, the PLM as the couplings stage runs it. Min / median / max over the rounds.
+table="Measured $(date -u +%Y-%m-%d) by \`tools/bazel run //bench/proteins:ccmpred_compare\`: $rounds rounds, both programs pinned to core $core of $(nproc) ($cpu_model), one after the other, the order alternating by round; $ccm_desc, with \`-t 1\` and its defaults, the PLM as $plm_desc. Min / median / max over the rounds.
 
 | family | program | CPU s (user + system) | wall s | evaluations (PLM) or iterations (CCMpred) | peak memory, MB | CPU, PLM / CCMpred (medians) | memory, PLM / CCMpred |
 |---|---|---|---|---|---|---|---|"

@@ -10,14 +10,12 @@
 // that gemm, which is tuned for the training's narrow shapes, it packs both
 // operands (Goto's scheme: blocks of k that stay in cache, a tile of C in
 // registers), so that products with hundreds of rows and columns run near
-// the core's rate for separate multiplications and additions. In
-// dense_product_levels.cc the tile is sized per instruction-set level
-// (lib/core/isa.h): two vectors of rows by 12 columns on AVX-512, by 6 on
-// AVX2 and on baseline x86-64. dense_product.cc, which the committed results
-// were made with, has the AVX-512 tile under target_clones for every level
-// (on AVX2 it spills; it defines no dense_product_at).
+// the core's rate for separate multiplications and additions. The tile is
+// sized per instruction-set level (lib/core/isa.h), so that it stays in the
+// level's registers: two vectors of rows by 12 columns on AVX-512 (32 zmm),
+// by 6 on AVX2 (16 ymm) and on baseline x86-64 (16 xmm).
 //
-// Tested by //lib/estimators:dense_product_test and dense_product_levels_test.
+// Tested by //lib/estimators:dense_product_test at every level the CPU runs.
 #pragma once
 #include <armadillo>
 
