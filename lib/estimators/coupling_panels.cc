@@ -9,97 +9,144 @@ namespace {
 
 constexpr arma::uword kRows = kPanelRows;
 
-// The two kernels of a panel, compiled for AVX-512, AVX2 and baseline
-// x86-64 (the loader picks one for the CPU), as lib/nn/kernel.h compiles
-// lib/nn's. Each lane is one element's own sum, so every clone runs the same
-// IEEE additions in the same order: the same bits. BlockedDataTermIsThe-
-// PlainLoopsBitForBit checks the clone the CPU picks (coupling_models_test),
-// the AVX2 clone alone (coupling_models_avx2_test, POTTS_CM_AVX2_ONLY) and
-// the baseline alone (coupling_models_baseline_test, POTTS_CM_BASELINE_ONLY).
-// Written with vector types because GCC left the gradient's loop scalar.
-#if defined(POTTS_CM_BASELINE_ONLY)
-#define POTTS_CM_KERNEL __attribute__((noinline))
-#elif defined(POTTS_CM_AVX2_ONLY)
-#define POTTS_CM_KERNEL __attribute__((target("avx2"), noinline))
-#else
-#define POTTS_CM_KERNEL __attribute__((target_clones("avx512f", "avx2", "default"), noinline))
-#endif
-// Eight doubles at any 8-byte boundary, aliasing double (a zmm register, two
-// ymm or four xmm, as the clone has them).
-typedef double Lanes8 __attribute__((vector_size(64), aligned(8), may_alias));
-static_assert(kRows == 16, "the kernels below add 16 rows, two lanes of eight");
+// The kernels of a panel, written once per instruction-set level with a
+// vector width that keeps every accumulator in a register: a row of 16
+// doubles in 4 ymm on AVX2 and on AVX-512, in 8 xmm on baseline x86-64. (A
+// 64-byte vector type compiled for AVX2 had been split through the stack on
+// every addition; on AVX-512, whose zmm it fits, the PLM fit of Ras took
+// 10.5 s with zmm against 8.8 s with ymm, these gathers being bound by
+// loads.) The level is chosen once from the CPU
+// (POTTS_CM_BASELINE_ONLY or POTTS_CM_AVX2_ONLY pin it for a test). Each
+// lane is one element's own sum, so every level runs the same IEEE additions
+// in the same order: the same bits. BlockedDataTermIsThePlainLoopsBitForBit
+// checks the level the CPU picks (coupling_models_test), AVX2
+// (coupling_models_avx2_test) and the baseline (coupling_models_baseline_test).
+static_assert(kRows == 16, "the kernels below add rows of 16 doubles");
 
-// Two sequences at once (independent sums, so that the additions of one
-// overlap the latency of the other's): z[t] = init[t] + sum_j P[c_j 16 + t]
-// and y[t] = init[t] + sum_j P[d_j 16 + t] (j = 0..L-1 in order), t < 16.
-POTTS_CM_KERNEL void add_panel_columns2(const double* P, const arma::uword* c, const arma::uword* d, arma::uword L,
-                                        const double* init, double* z, double* y) {
-  const Lanes8* in = reinterpret_cast<const Lanes8*>(init);
-  Lanes8 a0 = in[0], a1 = in[1], b0 = in[0], b1 = in[1];
-  for (arma::uword j = 0; j < L; ++j) {
-    const Lanes8* wc = reinterpret_cast<const Lanes8*>(P + c[j] * kRows);
-    const Lanes8* wd = reinterpret_cast<const Lanes8*>(P + d[j] * kRows);
-    a0 += wc[0];
-    a1 += wc[1];
-    b0 += wd[0];
-    b1 += wd[1];
+template <unsigned VB>
+struct Lanes {
+  typedef double V __attribute__((vector_size(VB), aligned(8), may_alias));
+  static constexpr unsigned N = 16 * sizeof(double) / VB;  // vectors per row
+  static constexpr unsigned W = VB / sizeof(double);      // doubles per vector
+  static V load(const double* p) { return *reinterpret_cast<const V*>(p); }
+  static void store(double* p, V v) { *reinterpret_cast<V*>(p) = v; }
+};
+
+// z[t] = init[t] + sum_j P[c_j 16 + t] (j = 0..L-1 in order), t < 16; with
+// d, also y[t] = init[t] + sum_j P[d_j 16 + t], the two sums interleaved so
+// that the additions of one overlap the latency of the other's.
+template <class Ln, bool kTwo>
+inline __attribute__((always_inline)) void add_columns_body(const double* P, const arma::uword* c,
+                                                            const arma::uword* d, arma::uword L,
+                                                            const double* init, double* z, double* y) {
+  if (kTwo && Ln::N > 4) {  // 2 x 8 xmm accumulators would not fit in 16: one sum after the other
+    add_columns_body<Ln, false>(P, c, nullptr, L, init, z, nullptr);
+    add_columns_body<Ln, false>(P, d, nullptr, L, init, y, nullptr);
+    return;
   }
-  Lanes8* oz = reinterpret_cast<Lanes8*>(z);
-  Lanes8* oy = reinterpret_cast<Lanes8*>(y);
-  oz[0] = a0;
-  oz[1] = a1;
-  oy[0] = b0;
-  oy[1] = b1;
+  typename Ln::V a[Ln::N], b[Ln::N];
+  for (unsigned n = 0; n < Ln::N; ++n) a[n] = b[n] = Ln::load(init + n * Ln::W);
+  for (arma::uword j = 0; j < L; ++j) {
+    const double* wc = P + c[j] * kRows;
+    for (unsigned n = 0; n < Ln::N; ++n) a[n] += Ln::load(wc + n * Ln::W);
+    if (!kTwo) continue;
+    const double* wd = P + d[j] * kRows;
+    for (unsigned n = 0; n < Ln::N; ++n) b[n] += Ln::load(wd + n * Ln::W);
+  }
+  for (unsigned n = 0; n < Ln::N; ++n) {
+    Ln::store(z + n * Ln::W, a[n]);
+    if (kTwo) Ln::store(y + n * Ln::W, b[n]);
+  }
 }
 
-// One sequence: z[t] = init[t] + sum_j P[c_j 16 + t].
-POTTS_CM_KERNEL void add_panel_columns(const double* P, const arma::uword* c, arma::uword L, const double* init,
-                                       double* z) {
-  const Lanes8* in = reinterpret_cast<const Lanes8*>(init);
-  Lanes8 a0 = in[0], a1 = in[1];
-  for (arma::uword j = 0; j < L; ++j) {
-    const Lanes8* wc = reinterpret_cast<const Lanes8*>(P + c[j] * kRows);
-    a0 += wc[0];
-    a1 += wc[1];
-  }
-  Lanes8* out = reinterpret_cast<Lanes8*>(z);
-  out[0] = a0;
-  out[1] = a1;
-}
-
-// Two sequences: G[c_j 16 + t] += d[t], then G[e_j 16 + t] += f[t], for
-// j = 0..L-1 (the c_j distinct, the e_j distinct). Where c_j = e_j (a state
+// G[c_j 16 + t] += d[t] for j = 0..L-1, t < 16 (the c_j distinct); with e,
+// then G[e_j 16 + t] += f[t] (the e_j distinct). Where c_j = e_j (a state
 // both sequences share) the two additions run in registers, (G + d) + f as
 // in sequence, with one load and one store.
-POTTS_CM_KERNEL void add_to_panel_columns2(double* G, const arma::uword* c, const arma::uword* e, arma::uword L,
-                                           const double* d, const double* f) {
-  const Lanes8* in = reinterpret_cast<const Lanes8*>(d);
-  const Lanes8* jn = reinterpret_cast<const Lanes8*>(f);
-  const Lanes8 d0 = in[0], d1 = in[1], f0 = jn[0], f1 = jn[1];
+template <class Ln, bool kTwo>
+inline __attribute__((always_inline)) void add_to_columns_body(double* G, const arma::uword* c, const arma::uword* e,
+                                                               arma::uword L, const double* d, const double* f) {
+  typename Ln::V dv[Ln::N], fv[Ln::N];
+  for (unsigned n = 0; n < Ln::N; ++n) {
+    dv[n] = Ln::load(d + n * Ln::W);
+    if (kTwo) fv[n] = Ln::load(f + n * Ln::W);
+  }
   for (arma::uword j = 0; j < L; ++j) {
-    Lanes8* gc = reinterpret_cast<Lanes8*>(G + c[j] * kRows);
-    if (c[j] == e[j]) {
-      gc[0] = (gc[0] + d0) + f0;
-      gc[1] = (gc[1] + d1) + f1;
+    double* gc = G + c[j] * kRows;
+    if (!kTwo) {
+      for (unsigned n = 0; n < Ln::N; ++n) Ln::store(gc + n * Ln::W, Ln::load(gc + n * Ln::W) + dv[n]);
       continue;
     }
-    Lanes8* ge = reinterpret_cast<Lanes8*>(G + e[j] * kRows);
-    gc[0] += d0;
-    gc[1] += d1;
-    ge[0] += f0;
-    ge[1] += f1;
+    if (c[j] == e[j]) {
+      for (unsigned n = 0; n < Ln::N; ++n) Ln::store(gc + n * Ln::W, (Ln::load(gc + n * Ln::W) + dv[n]) + fv[n]);
+      continue;
+    }
+    double* ge = G + e[j] * kRows;
+    for (unsigned n = 0; n < Ln::N; ++n) Ln::store(gc + n * Ln::W, Ln::load(gc + n * Ln::W) + dv[n]);
+    for (unsigned n = 0; n < Ln::N; ++n) Ln::store(ge + n * Ln::W, Ln::load(ge + n * Ln::W) + fv[n]);
   }
 }
 
-// G[c_j 16 + t] += d[t] for j = 0..L-1, t < 16 (the c_j are distinct).
-POTTS_CM_KERNEL void add_to_panel_columns(double* G, const arma::uword* c, arma::uword L, const double* d) {
-  const Lanes8* in = reinterpret_cast<const Lanes8*>(d);
-  const Lanes8 d0 = in[0], d1 = in[1];
-  for (arma::uword j = 0; j < L; ++j) {
-    Lanes8* gc = reinterpret_cast<Lanes8*>(G + c[j] * kRows);
-    gc[0] += d0;
-    gc[1] += d1;
-  }
+struct PanelKernels {
+  void (*add2)(const double*, const arma::uword*, const arma::uword*, arma::uword, const double*, double*, double*);
+  void (*add1)(const double*, const arma::uword*, arma::uword, const double*, double*);
+  void (*add_to2)(double*, const arma::uword*, const arma::uword*, arma::uword, const double*, const double*);
+  void (*add_to1)(double*, const arma::uword*, arma::uword, const double*);
+};
+
+// One level's four kernels, compiled for that level's instruction set.
+#define POTTS_CM_LEVEL(level, attr, VB)                                                                           \
+  attr __attribute__((noinline)) void add2_##level(const double* P, const arma::uword* c, const arma::uword* d,   \
+                                                   arma::uword L, const double* init, double* z, double* y) {     \
+    add_columns_body<Lanes<VB>, true>(P, c, d, L, init, z, y);                                                    \
+  }                                                                                                               \
+  attr __attribute__((noinline)) void add1_##level(const double* P, const arma::uword* c, arma::uword L,          \
+                                                   const double* init, double* z) {                               \
+    add_columns_body<Lanes<VB>, false>(P, c, nullptr, L, init, z, nullptr);                                       \
+  }                                                                                                               \
+  attr __attribute__((noinline)) void add_to2_##level(double* G, const arma::uword* c, const arma::uword* e,      \
+                                                      arma::uword L, const double* d, const double* f) {          \
+    add_to_columns_body<Lanes<VB>, true>(G, c, e, L, d, f);                                                       \
+  }                                                                                                               \
+  attr __attribute__((noinline)) void add_to1_##level(double* G, const arma::uword* c, arma::uword L,             \
+                                                      const double* d) {                                          \
+    add_to_columns_body<Lanes<VB>, false>(G, c, nullptr, L, d, nullptr);                                          \
+  }                                                                                                               \
+  constexpr PanelKernels kKernels_##level = {add2_##level, add1_##level, add_to2_##level, add_to1_##level};
+POTTS_CM_LEVEL(avx512, __attribute__((target("avx512f"))), 32)
+POTTS_CM_LEVEL(avx2, __attribute__((target("avx2"))), 32)
+POTTS_CM_LEVEL(baseline, , 16)
+#undef POTTS_CM_LEVEL
+
+const PanelKernels& kernels() {
+  static const PanelKernels& k = []() -> const PanelKernels& {
+#if defined(POTTS_CM_BASELINE_ONLY)
+    return kKernels_baseline;
+#elif defined(POTTS_CM_AVX2_ONLY)
+    return kKernels_avx2;  // the test skips on a CPU without AVX2
+#else
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f")) return kKernels_avx512;
+    if (__builtin_cpu_supports("avx2")) return kKernels_avx2;
+    return kKernels_baseline;
+#endif
+  }();
+  return k;
+}
+
+void add_panel_columns2(const double* P, const arma::uword* c, const arma::uword* d, arma::uword L,
+                        const double* init, double* z, double* y) {
+  kernels().add2(P, c, d, L, init, z, y);
+}
+void add_panel_columns(const double* P, const arma::uword* c, arma::uword L, const double* init, double* z) {
+  kernels().add1(P, c, L, init, z);
+}
+void add_to_panel_columns2(double* G, const arma::uword* c, const arma::uword* e, arma::uword L, const double* d,
+                           const double* f) {
+  kernels().add_to2(G, c, e, L, d, f);
+}
+void add_to_panel_columns(double* G, const arma::uword* c, arma::uword L, const double* d) {
+  kernels().add_to1(G, c, L, d);
 }
 
 }  // namespace
