@@ -80,41 +80,30 @@ struct Operands {
 // empty asm after each operation keeps the compiler from merging them.
 constexpr long kPeakIters = 1L << 24;
 
-#define PEAK_LOOPS(suffix, attr, V, zero, set1, fma, mul, add, LANES)                                   \
-  attr __attribute__((noinline)) double fma_peak_##suffix() {                                           \
-    V acc[12], x = set1(1.0000001f), y = set1(0.9999999f);                                             \
-    _Pragma("GCC unroll 12") for (int i = 0; i < 12; ++i) acc[i] = set1(float(i));                       \
-    const auto t0 = Clock::now();                                                                       \
-    for (long it = 0; it < kPeakIters; ++it) {                                                          \
-      _Pragma("GCC unroll 12") for (int i = 0; i < 12; ++i) {                                            \
-        acc[i] = fma(x, y, acc[i]);                                                                     \
-        __asm__ volatile("" : "+v"(x));                                                                 \
-      }                                                                                                 \
-    }                                                                                                   \
-    const double t = std::chrono::duration<double>(Clock::now() - t0).count();                          \
-    float sink[LANES];                                                                                  \
-    V s = acc[0];                                                                                       \
-    for (int i = 1; i < 12; ++i) s = add(s, acc[i]);                                                    \
-    std::memcpy(sink, &s, sizeof(s));                                                                   \
-    return sink[0] == 42.0f ? 0.0 : double(kPeakIters) * 12 * LANES / t / 1e9;                         \
-  }                                                                                                     \
-  attr __attribute__((noinline)) double muladd_peak_##suffix() {                                        \
-    V acc[12], x = set1(1.0000001f), y = set1(0.9999999f);                                             \
-    _Pragma("GCC unroll 12") for (int i = 0; i < 12; ++i) acc[i] = set1(float(i));                       \
-    const auto t0 = Clock::now();                                                                       \
-    for (long it = 0; it < kPeakIters; ++it) {                                                          \
-      _Pragma("GCC unroll 12") for (int i = 0; i < 12; ++i) {                                            \
-        acc[i] = add(acc[i], mul(x, y));                                                                \
-        __asm__ volatile("" : "+v"(x));                                                                 \
-      }                                                                                                 \
-    }                                                                                                   \
-    const double t = std::chrono::duration<double>(Clock::now() - t0).count();                          \
-    float sink[LANES];                                                                                  \
-    V s = acc[0];                                                                                       \
-    for (int i = 1; i < 12; ++i) s = add(s, acc[i]);                                                    \
-    std::memcpy(sink, &s, sizeof(s));                                                                   \
-    return sink[0] == 42.0f ? 0.0 : double(kPeakIters) * 12 * LANES / t / 1e9;                         \
+// One peak loop: `name` runs 12 accumulators through `step` (an expression
+// in x, y and acc[i]) and returns float multiply-adds per ns.
+#define PEAK_LOOP(name, attr, V, set1, add, step, LANES)                                             \
+  attr __attribute__((noinline)) double name() {                                                   \
+    V acc[12], x = set1(1.0000001f), y = set1(0.9999999f);                                        \
+    _Pragma("GCC unroll 12") for (int i = 0; i < 12; ++i) acc[i] = set1(float(i));                  \
+    const auto t0 = Clock::now();                                                                  \
+    for (long it = 0; it < kPeakIters; ++it) {                                                     \
+      _Pragma("GCC unroll 12") for (int i = 0; i < 12; ++i) {                                       \
+        acc[i] = step;                                                                             \
+        __asm__ volatile("" : "+v"(x));                                                            \
+      }                                                                                            \
+    }                                                                                              \
+    const double t = std::chrono::duration<double>(Clock::now() - t0).count();                     \
+    float sink[LANES];                                                                             \
+    V s = acc[0];                                                                                  \
+    for (int i = 1; i < 12; ++i) s = add(s, acc[i]);                                               \
+    std::memcpy(sink, &s, sizeof(s));                                                              \
+    return sink[0] == 42.0f ? 0.0 : double(kPeakIters) * 12 * LANES / t / 1e9;                    \
   }
+// A level's two loops: fused multiply-adds, and multiplications then additions.
+#define PEAK_LOOPS(suffix, attr, V, zero, set1, fma, mul, add, LANES)                 \
+  PEAK_LOOP(fma_peak_##suffix, attr, V, set1, add, fma(x, y, acc[i]), LANES)          \
+  PEAK_LOOP(muladd_peak_##suffix, attr, V, set1, add, add(acc[i], mul(x, y)), LANES)
 
 // The baseline has no FMA instruction: its "FMA peak" is FMA3 at 128 bits,
 // the rate an FMA-capable core would reach at that width.
