@@ -9,7 +9,9 @@
 // same bits; each kernel's tests run once per pinned level.
 //
 // POTTS_ISA_PIN (0 baseline, 1 AVX2, 2 AVX-512) compiles cloned kernels for
-// that level alone and caps isa_level() there. Unset, the CPU decides.
+// that level alone and caps isa_level() there. Unset, the CPU decides. Set
+// it for a whole build (a --copt, as tools/isa_pin.bzl does), never for one
+// library: isa_level() is an inline function, one definition per program.
 #pragma once
 
 namespace potts {
