@@ -3,11 +3,10 @@ level, for benchmarks that time each level on one machine.
 
 `isa_pinned_binary(name, binary, level)` builds `binary` in a configuration
 that adds the pinning defines to every compile (level "avx2": each kernel's
-AVX2 clone alone, as on an AVX2 CPU without AVX-512; "baseline": x86-64
-without vector extensions; "native": no define, the default binary's
-bytes). A pinned binary's bytes differ from the default build's, so its
-outputs never go to results/; the kernels' bits are the same at every level
-(their tests), so its outputs are the same bytes.
+AVX2 clone alone, as on an AVX2 CPU without AVX-512; "native": no define,
+the default binary's bytes). A pinned binary's bytes differ from the
+default build's, so its outputs never go to results/; the kernels' bits are
+the same at every level (their tests), so its outputs are the same bytes.
 """
 
 # Each level's defines: lib/core/isa.h's POTTS_ISA_PIN, and the older
@@ -19,13 +18,6 @@ _LEVEL_COPTS = {
         "-DPOTTS_ADAMW_AVX2_ONLY",
         "-DPOTTS_PD_AVX2_ONLY",
         "-DPOTTS_CM_AVX2_ONLY",
-    ],
-    "baseline": [
-        "-DPOTTS_ISA_PIN=0",
-        "-DPOTTS_ADAMW_BASELINE_ONLY",
-        "-DPOTTS_PD_BASELINE_ONLY",
-        "-DPOTTS_CM_BASELINE_ONLY",
-        "-DPOTTS_NN_BASELINE_ONLY",
     ],
 }
 
