@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "lib/core/isa.h"
+
 namespace potts {
 
 namespace {
@@ -15,7 +17,7 @@ constexpr arma::uword kRows = kPanelRows;
 // 64-byte vector type compiled for AVX2 had been split through the stack on
 // every addition; on AVX-512, whose zmm it fits, the PLM fit of Ras took
 // 10.5 s with zmm against 8.8 s with ymm, these gathers being bound by
-// loads.) The level is chosen once from the CPU
+// loads.) The level is lib/core/isa.h's, chosen once from the CPU
 // (POTTS_CM_BASELINE_ONLY or POTTS_CM_AVX2_ONLY pin it for a test). Each
 // lane is one element's own sum, so every level runs the same IEEE additions
 // in the same order: the same bits. BlockedDataTermIsThePlainLoopsBitForBit
@@ -125,9 +127,14 @@ const PanelKernels& kernels() {
 #elif defined(POTTS_CM_AVX2_ONLY)
     return kKernels_avx2;  // the test skips on a CPU without AVX2
 #else
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f")) return kKernels_avx512;
-    if (__builtin_cpu_supports("avx2")) return kKernels_avx2;
+    switch (isa_level()) {
+      case IsaLevel::kAvx512:
+        return kKernels_avx512;
+      case IsaLevel::kAvx2:
+        return kKernels_avx2;
+      case IsaLevel::kBaseline:
+        break;
+    }
     return kKernels_baseline;
 #endif
   }();
