@@ -47,3 +47,18 @@ isa_pinned_binary = rule(
         ),
     },
 )
+
+def isa_pinned_binaries(binaries):
+    """For each "NAME": "LABEL" of `binaries`, NAME_avx2 and NAME_native.
+
+    Tagged manual: each is the binary's dependency tree compiled once more,
+    which `bazel test //...` (CI) has no use for; benchmarks build them.
+    """
+    for name, binary in binaries.items():
+        for level in ["avx2", "native"]:
+            isa_pinned_binary(
+                name = "%s_%s" % (name, level),
+                binary = binary,
+                level = level,
+                tags = ["manual"],
+            )

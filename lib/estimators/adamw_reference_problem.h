@@ -54,9 +54,10 @@ inline Problem make_problem() {
 }
 
 // The parts both problems share: AdamW's settings, the steps, the family,
-// the start and the batches.
+// the start (unless `with_start` is false: a large start is written apart,
+// as bench/proteins:attention_torch_inputs does) and the batches.
 inline void add_run(nlohmann::json& j, const AdamwOptions& o, long steps, const arma::imat& sequences,
-                    const arma::vec& x0, const std::vector<arma::uvec>& batches) {
+                    const arma::vec& x0, const std::vector<arma::uvec>& batches, bool with_start = true) {
   j["lr"] = o.lr;
   j["weight_decay"] = o.weight_decay;
   j["betas"] = {o.beta1, o.beta2};
@@ -68,7 +69,7 @@ inline void add_run(nlohmann::json& j, const AdamwOptions& o, long steps, const 
     for (arma::uword i = 0; i < sequences.n_cols; ++i) row.push_back(int(sequences(mu, i)));
     j["sequences"].push_back(row);
   }
-  j["x0"] = std::vector<double>(x0.begin(), x0.end());
+  if (with_start) j["x0"] = std::vector<double>(x0.begin(), x0.end());
   j["batches"] = nlohmann::json::array();
   for (const auto& b : batches) j["batches"].push_back(std::vector<arma::uword>(b.begin(), b.end()));
 }
@@ -121,7 +122,7 @@ inline AttentionProblem make_attention_problem() {
   return p;
 }
 
-inline nlohmann::json to_json(const AttentionProblem& p) {
+inline nlohmann::json to_json(const AttentionProblem& p, bool with_start = true) {
   nlohmann::json j;
   j["model"] = "attention";
   j["L"] = p.spec.L;
@@ -130,7 +131,7 @@ inline nlohmann::json to_json(const AttentionProblem& p) {
   j["head_dim"] = p.spec.head_dim;
   j["lambda"] = p.penalty.lambda;
   j["family_size"] = p.penalty.family_size;
-  add_run(j, p.options.adamw, p.options.steps, p.sequences, p.x0, p.batches);
+  add_run(j, p.options.adamw, p.options.steps, p.sequences, p.x0, p.batches, with_start);
   return j;
 }
 
