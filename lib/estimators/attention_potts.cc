@@ -355,7 +355,8 @@ double attention_potts_loss(const AttentionPottsSpec& s, const arma::vec& x, con
   // The data term (pad_data_term.h), its residuals scaled by 1 / B.
   if (grad != nullptr) grad->set_size(s.parameter_count());  // every entry is written below
   arma::uword T = 0;
-  const double ce = pad_data_term(L, A, ws.ws, ws.ws_t, b, batch, 1.0 / double(B), ws.data, &T,
+  const double data_scale = penalty.squared ? double(penalty.family_size) / double(B) : 1.0 / double(B);
+  const double ce = pad_data_term(L, A, ws.ws, ws.ws_t, b, batch, data_scale, ws.data, &T,
                                   grad != nullptr ? &ws.dws : nullptr, grad != nullptr ? grad->memptr() : nullptr);
   // Penalty: ||W||_F^2 = 2 sum_p ||Ws_p||^2 (both ordered pairs; the
   // blocks' squares from attention_potts_couplings).
@@ -363,18 +364,26 @@ double attention_potts_loss(const AttentionPottsSpec& s, const arma::vec& x, con
   for (double c : ws.col_sq) ws2 += c;
   double b2 = 0.0;
   for (arma::uword e = 0; e < A * L; ++e) b2 += b[e] * b[e];
-  const double norm_w = std::sqrt(2.0 * ws2), norm_b = std::sqrt(b2);
-  const double c_w = penalty.lambda * double(L - 1) * double(A - 1) / double(penalty.family_size);
-  const double c_b = penalty.lambda / double(penalty.family_size);
-  const double tb = double(T) / double(B);
-  const double loss = ce / double(B) + tb * (c_w * norm_w + c_b * norm_b);
+  double loss = 0.0, gb = 0.0, gw = 0.0;  // the penalty's gradient: gb b on the fields, gw Ws_p on each block
+  if (penalty.squared) {  // eq. O1s
+    const double k_w = double(T) * penalty.lambda * double(A) / (2.0 * double(B));
+    const double k_b = s.fields ? double(T) * penalty.lambda / (double(B) * double(L)) : 0.0;
+    loss = ce * data_scale + (k_w * (2.0 * ws2) + k_b * b2);
+    gb = 2.0 * k_b;
+    gw = 4.0 * k_w;
+  } else {  // eq. O1: b / ||b|| on the fields, 2 Ws_p / ||W|| on each block
+    const double norm_w = std::sqrt(2.0 * ws2), norm_b = std::sqrt(b2);
+    const double c_w = penalty.lambda * double(L - 1) * double(A - 1) / double(penalty.family_size);
+    const double c_b = penalty.lambda / double(penalty.family_size);
+    const double tb = double(T) / double(B);
+    loss = ce / double(B) + tb * (c_w * norm_w + c_b * norm_b);
+    gb = norm_b > 0.0 ? tb * c_b / norm_b : 0.0;
+    gw = norm_w > 0.0 ? 2.0 * tb * c_w / norm_w : 0.0;
+  }
   if (grad == nullptr) return loss;
 
   double* g = grad->memptr();
-  // The penalty's shares: b / ||b|| on the fields, 2 Ws_p / ||W|| on each block.
-  const double gb = norm_b > 0.0 ? tb * c_b / norm_b : 0.0;
-  for (arma::uword e = 0; e < A * L; ++e) g[e] += gb * b[e];
-  const double gw = norm_w > 0.0 ? 2.0 * tb * c_w / norm_w : 0.0;
+  for (arma::uword e = 0; e < A * L; ++e) g[e] = s.fields ? g[e] + gb * b[e] : 0.0;
   // Through eq. P1 to V and to the maps, the penalty's share of each block
   // joining the data term's on the way.
   if (s.float_products) {
@@ -426,7 +435,7 @@ arma::vec attention_potts_start(const AttentionPottsSpec& s, const arma::imat& s
       mean += n[a];
     }
     mean /= double(s.A);
-    for (arma::uword a = 0; a < s.A; ++a) x(a + s.A * i) = n[a] - mean;
+    for (arma::uword a = 0; a < s.A; ++a) x(a + s.A * i) = s.fields ? n[a] - mean : 0.0;
   }
   Rng rng(seed, streams::kInit);
   const double dd = double(s.head_dim), HH = double(s.heads), LL = double(s.L), AA = double(s.A);
@@ -435,6 +444,17 @@ arma::vec attention_potts_start(const AttentionPottsSpec& s, const arma::imat& s
   for (arma::uword e = s.q_offset(); e < s.v_offset(); ++e) x(e) = a_qk * (2.0 * rng.uniform() - 1.0);
   for (arma::uword e = s.v_offset(); e < x.n_elem; ++e) x(e) = a_v * (2.0 * rng.uniform() - 1.0);
   return x;
+}
+
+arma::uvec FullBatches::next() {
+  while (pending_.size() < batch_) {
+    const arma::uvec more = stream_.next();
+    pending_.insert(pending_.end(), more.begin(), more.end());
+  }
+  arma::uvec rows(batch_);
+  std::copy(pending_.begin(), pending_.begin() + std::ptrdiff_t(batch_), rows.begin());
+  pending_.erase(pending_.begin(), pending_.begin() + std::ptrdiff_t(batch_));
+  return rows;
 }
 
 AttentionPottsFit fit_attention_potts(const AttentionPottsSpec& spec, const arma::imat& sequences,
@@ -446,10 +466,12 @@ AttentionPottsFit fit_attention_potts(const AttentionPottsSpec& spec, const arma
   fit.x = attention_potts_start(spec, sequences, penalty.lambda, seed);
   Adamw opt(fit.x.n_elem, options.adamw);
   BatchStream batches(sequences.n_rows, options.batch_size, seed);
+  FullBatches full(sequences.n_rows, options.batch_size, seed);
+  auto next_batch = [&]() { return options.full_batches ? full.next() : batches.next(); };
   AttentionPottsWorkspace ws;
   arma::vec g;
   for (long t = 1; t <= options.steps; ++t) {
-    const arma::uvec rows = batches.next();
+    const arma::uvec rows = next_batch();
     const double f = attention_potts_loss(spec, fit.x, sequences.rows(rows), penalty, &g, ws);
     if (!std::isfinite(f) || !g.is_finite())
       throw StageError("attention_potts: the fit diverged at step " + std::to_string(t) + " (loss " +
@@ -458,7 +480,7 @@ AttentionPottsFit fit_attention_potts(const AttentionPottsSpec& spec, const arma
     if (options.on_step) options.on_step(t, f);
   }
   fit.steps = options.steps;
-  fit.epochs = batches.epoch();
+  fit.epochs = options.full_batches ? full.epoch() : batches.epoch();
   return fit;
 }
 

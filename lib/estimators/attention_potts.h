@@ -64,6 +64,10 @@ struct AttentionPottsSpec {
   // float; the rest in double): twice as fast, the same bits on every CPU
   // and thread count as the double path.
   bool float_products = false;
+  // Fields b_i in the model. Off (the observation's published command, which
+  // passes no --use_bias): b stays 0 from the start (its gradient is zeroed)
+  // and has no penalty; the packing of x is the same.
+  bool fields = true;
   // Throws StageError naming the inconsistent setting.
   void check() const;
   arma::uword pairs() const { return L * (L - 1) / 2; }
@@ -75,9 +79,18 @@ struct AttentionPottsSpec {
 };
 
 // lambda of eq. O1 and the family's size N (the penalty's 1 / N).
+//
+// squared: the objective of the observation's code at the commit its
+// repository pins (mogwai a24d741, `loss` and `compute_regularization`)
+// instead of eq. O1:
+//
+//   N/B sum CE + T ( lambda A / (2B) ||W||_F^2 + lambda / (B L) ||b||_F^2 ),   (eq. O1s)
+//
+// ||W||_F^2 over both ordered pairs, the fields' term only with fields.
 struct AttentionPottsPenalty {
   double lambda = 0.0;
   arma::uword family_size = 1;
+  bool squared = false;
 };
 
 // Eq. P1's operands, products and their gradients, in T (double, or float
@@ -126,7 +139,8 @@ double attention_potts_median_row_max(const AttentionPottsSpec& spec, const arma
 // fan_in A^2, fan_out H A), drawn from Rng(seed, streams::kInit) in the
 // order q, k, V, each in the order of its packing; fields from the regularised
 // profile, b_i(a) = log(n_i(a) + lambda log N) centred over a, n_i(a) the
-// count of state a at site i in `sequences` (M x L, unweighted; M = N).
+// count of state a at site i in `sequences` (M x L, unweighted; M = N), or
+// 0 without fields.
 arma::vec attention_potts_start(const AttentionPottsSpec& spec, const arma::imat& sequences, double lambda,
                                 std::uint64_t seed);
 
@@ -138,8 +152,26 @@ struct AttentionPottsFitOptions {
   long steps = 5000;
   arma::uword batch_size = 128;
   AdamwOptions adamw;  // lr 5e-3 in the observation's runs; weight_decay must be 0 there
+  // Every batch of batch_size: the seeded shuffles of consecutive epochs
+  // cut into batches across the epochs' ends, as the observation's code
+  // draws from its data set repeated (a batch may straddle two epochs).
+  bool full_batches = false;
   // Called after each step with its number (from 1) and the batch's loss.
   std::function<void(long, double)> on_step;
+};
+
+// Batches of exactly B: BatchStream's epochs (a seeded shuffle each) read
+// one after another and cut every B indices, across the epochs' ends.
+class FullBatches {
+ public:
+  FullBatches(arma::uword n, arma::uword batch, std::uint64_t seed) : stream_(n, batch, seed), batch_(batch) {}
+  arma::uvec next();
+  int epoch() const { return stream_.epoch(); }  // of the newest index drawn
+
+ private:
+  BatchStream stream_;
+  arma::uword batch_;
+  std::vector<arma::uword> pending_;  // drawn, not yet in a batch
 };
 
 struct AttentionPottsFit {

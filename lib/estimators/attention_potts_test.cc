@@ -63,6 +63,15 @@ double direct_loss(const AttentionPottsSpec& s, const arma::vec& x, const arma::
       T += 1.0;
     }
   const double B = double(batch.n_rows);
+  if (!s.fields) {
+    EXPECT_EQ(arma::norm(b, "inf"), 0.0);
+  }
+  if (pen.squared) {  // eq. O1s, mogwai a24d741's loss
+    const double N = double(pen.family_size);
+    const double reg = pen.lambda * double(A) / (2.0 * B) * std::pow(arma::norm(W, "fro"), 2) +
+                       (s.fields ? pen.lambda / (B * double(L)) * std::pow(arma::norm(b, "fro"), 2) : 0.0);
+    return N / B * ce + T * reg;
+  }
   const double cw = pen.lambda * double(L - 1) * double(A - 1) / double(pen.family_size);
   const double cb = pen.lambda / double(pen.family_size);
   return ce / B + T / B * (cw * arma::norm(W, "fro") + cb * arma::norm(b, "fro"));
@@ -241,6 +250,103 @@ TEST(AttentionPotts, BadInputsAreRefused) {
   arma::imat neg = p.batch;
   neg(0, 0) = -1;
   EXPECT_THROW(attention_potts_loss(p.spec, p.x, neg, p.pen, nullptr, ws), StageError);
+}
+
+
+// The pinned code's protocol (eq. O1s, fields off, full batches).
+Problem pinned_problem(bool fields) {
+  Problem p = small_problem();
+  p.spec.fields = fields;
+  p.pen.squared = true;
+  if (!fields) p.x.head(p.spec.q_offset()).zeros();
+  return p;
+}
+
+TEST(AttentionPotts, LossIsEqO1sWithAndWithoutFields) {
+  for (bool fields : {true, false}) {
+    const Problem p = pinned_problem(fields);
+    AttentionPottsWorkspace ws;
+    const double f = attention_potts_loss(p.spec, p.x, p.batch, p.pen, nullptr, ws);
+    const double direct = direct_loss(p.spec, p.x, p.batch, p.pen);
+    EXPECT_NEAR(f, direct, 1e-12 * std::abs(direct)) << "fields " << fields;
+    // It is not eq. O1 (N / B = 1.4 on the data term, the norms squared).
+    AttentionPottsPenalty o1 = p.pen;
+    o1.squared = false;
+    EXPECT_GT(std::abs(f - attention_potts_loss(p.spec, p.x, p.batch, o1, nullptr, ws)), 0.05);
+  }
+}
+
+// Central differences as above; without fields the fields' gradient is
+// exactly 0, so AdamW leaves them at 0.
+TEST(AttentionPotts, PinnedGradientMatchesCentralDifferences) {
+  for (bool fields : {true, false}) {
+    const Problem p = pinned_problem(fields);
+    AttentionPottsWorkspace ws;
+    arma::vec g;
+    attention_potts_loss(p.spec, p.x, p.batch, p.pen, &g, ws);
+    const double step = 1e-5;
+    double worst = 0.0;
+    for (arma::uword e = fields ? 0 : p.spec.q_offset(); e < p.x.n_elem; ++e) {
+      arma::vec xp = p.x, xm = p.x;
+      xp(e) += step;
+      xm(e) -= step;
+      const double fd = (attention_potts_loss(p.spec, xp, p.batch, p.pen, nullptr, ws) -
+                         attention_potts_loss(p.spec, xm, p.batch, p.pen, nullptr, ws)) /
+                        (2 * step);
+      worst = std::max(worst, std::abs(fd - g(e)) / std::max(1.0, std::abs(fd)));
+    }
+    EXPECT_LT(worst, 1e-7) << "fields " << fields;
+    if (!fields) {
+      EXPECT_EQ(arma::norm(g.head(p.spec.q_offset()), "inf"), 0.0);
+    } else {
+      EXPECT_GT(arma::norm(g.head(p.spec.q_offset()), "inf"), 1e-6);
+    }
+  }
+}
+
+// Without fields the start's fields are 0 and q, k, V are the same draws.
+TEST(AttentionPotts, StartWithoutFields) {
+  Problem p = small_problem();
+  const arma::vec with = attention_potts_start(p.spec, p.batch, 0.01, 7);
+  p.spec.fields = false;
+  const arma::vec without = attention_potts_start(p.spec, p.batch, 0.01, 7);
+  EXPECT_EQ(arma::norm(without.head(p.spec.q_offset()), "inf"), 0.0);
+  EXPECT_GT(arma::norm(with.head(p.spec.q_offset()), "inf"), 0.0);
+  EXPECT_TRUE(arma::all(with.tail(with.n_elem - p.spec.q_offset()) == without.tail(with.n_elem - p.spec.q_offset())));
+}
+
+// Full batches: every batch holds B indices, and read one after another
+// they are BatchStream's epochs end to end (N = 10, B = 4: epochs of
+// 4 + 4 + 2 become batches of 4 across them).
+TEST(AttentionPotts, FullBatchesCutTheEpochsAcrossTheirEnds) {
+  BatchStream epochs(10, 4, 3);
+  std::vector<arma::uword> expected;
+  while (expected.size() < 40) {
+    const arma::uvec b = epochs.next();
+    expected.insert(expected.end(), b.begin(), b.end());
+  }
+  FullBatches full(10, 4, 3);
+  std::vector<arma::uword> got;
+  for (int k = 0; k < 10; ++k) {
+    const arma::uvec b = full.next();
+    ASSERT_EQ(b.n_elem, 4u);
+    got.insert(got.end(), b.begin(), b.end());
+  }
+  EXPECT_EQ(got, std::vector<arma::uword>(expected.begin(), expected.begin() + 40));
+  EXPECT_EQ(full.epoch(), 4);
+}
+
+// A short fit without fields keeps them at 0.
+TEST(AttentionPotts, FitWithoutFieldsKeepsThemZero) {
+  Problem p = pinned_problem(false);
+  AttentionPottsFitOptions o;
+  o.steps = 5;
+  o.batch_size = 4;
+  o.full_batches = true;
+  o.adamw.lr = 0.01;
+  const AttentionPottsFit fit = fit_attention_potts(p.spec, p.batch, p.pen, o, 5);
+  EXPECT_EQ(arma::norm(fit.x.head(p.spec.q_offset()), "inf"), 0.0);
+  EXPECT_EQ(fit.steps, 5);
 }
 
 }  // namespace

@@ -142,6 +142,43 @@ Alignment parse_a2m(const std::string& text, const std::string& origin, const st
   return a;
 }
 
+Alignment parse_fasta_with_query(const std::string& text, const std::string& origin, const std::string& query_row,
+                                 const std::string& query_name, const std::vector<int>& numbers) {
+  std::vector<Record> records;
+  for (const auto& [lineno, line] : lines(text)) {
+    if (line[0] == '>') {
+      records.push_back({line.substr(1), "", lineno});
+      continue;
+    }
+    if (records.empty()) throw StageError(where(origin, lineno) + ": sequence before the first '>' name line");
+    records.back().text += line;
+  }
+  if (records.empty()) throw StageError(origin + ": no sequences (expected '>' name lines)");
+  if (query_row.size() != records[0].text.size())
+    throw StageError(origin + ": the query row has " + std::to_string(query_row.size()) +
+                     " columns, the alignment " + std::to_string(records[0].text.size()));
+  std::vector<std::size_t> cols;
+  for (std::size_t i = 0; i < query_row.size(); ++i) {
+    const int s = letter_state(query_row[i]);
+    if (s < 0) throw StageError(origin + ": the query row's '" + std::string(1, query_row[i]) + "' at column " +
+                                std::to_string(i + 1) + " is not an upper-case amino-acid letter or '-'");
+    if (s != kGap) cols.push_back(i);
+  }
+  if (cols.size() != numbers.size())
+    throw StageError(origin + ": the query has " + std::to_string(cols.size()) + " residues, " +
+                     std::to_string(numbers.size()) + " residue numbers were given");
+  std::size_t query = records.size();
+  for (std::size_t i = 0; i < records.size() && query == records.size(); ++i)
+    if (records[i].text == query_row) query = i;
+  if (query == records.size()) {
+    records.insert(records.begin(), Record{query_name, query_row, 0});
+    query = 0;
+  }
+  Alignment a = assemble(records, query, cols, origin);
+  a.residue_numbers = numbers;
+  return a;
+}
+
 Alignment parse_aln(const std::string& text, const std::string& origin, int first_residue) {
   std::vector<Record> records;
   for (const auto& [lineno, line] : lines(text)) records.push_back({"line " + std::to_string(lineno), line, lineno});

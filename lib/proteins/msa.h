@@ -54,6 +54,15 @@ Alignment read_aln(const std::string& path, int first_residue);
 Alignment parse_a2m(const std::string& text, const std::string& origin, const std::string& query_prefix);
 Alignment parse_aln(const std::string& text, const std::string& origin, int first_residue);
 
+// Aligned FASTA whose query is given apart as `query_row`, a row of
+// upper-case letters and '-' as wide as the alignment (the covariation
+// benchmark's convention): the match columns are those where the query has
+// a letter, numbered by `numbers` (one per match column). The query is the
+// alignment's first row equal to it, moved first; an alignment without
+// such a row gets the query added as its first row, named `query_name`.
+Alignment parse_fasta_with_query(const std::string& text, const std::string& origin, const std::string& query_row,
+                                 const std::string& query_name, const std::vector<int>& numbers);
+
 // Sequences (rows of states 0-20) as a flat alignment: one line of letters
 // per sequence, '-' for the gap (the input of freecontact).
 std::string to_aln(const arma::imat& sequences);

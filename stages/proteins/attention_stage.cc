@@ -39,6 +39,7 @@ void run_proteins_attention(Stage& st) {
   AttentionPottsFitOptions fo;
   PadPlmPenalty plm_pen;
   LbfgsOptions lo;
+  bool pinned = false;
   if (model == "attention") {
     spec.A = A;
     spec.heads = arma::uword(cfg.integer("heads", 1, 4096));
@@ -48,6 +49,12 @@ void run_proteins_attention(Stage& st) {
     fo.steps = long(cfg.integer("steps", 1, 10000000));
     fo.batch_size = arma::uword(cfg.integer("batch_size", 1, 1000000));
     fo.adamw.lr = cfg.number_open("lr", 0.0, 10.0);
+    // The observation's pinned code (eq. O1s): optional, absent = eq. O1
+    // with fields and the epochs' last batches short.
+    pinned = cfg.has("penalty") || cfg.has("fields") || cfg.has("full_batches");
+    if (cfg.has("penalty")) pen.squared = cfg.choice("penalty", {"unsquared", "squared"}) == "squared";
+    if (cfg.has("fields")) spec.fields = cfg.boolean("fields");
+    if (cfg.has("full_batches")) fo.full_batches = cfg.boolean("full_batches");
   } else {
     plm_pen.lambda_h = cfg.number("lambda_h", 0.0, 1e6);
     plm_pen.lambda_c = cfg.number("lambda_c", 0.0, 1e6);
@@ -96,6 +103,10 @@ void run_proteins_attention(Stage& st) {
     s["parameters"] = spec.parameter_count();
     s["lambda"] = pen.lambda;
     s["products"] = spec.float_products ? "float" : "double";
+    if (pinned)
+      s["protocol"] = {{"penalty", pen.squared ? "squared (eq. O1s)" : "unsquared (eq. O1)"},
+                       {"fields", spec.fields},
+                       {"full_batches", fo.full_batches}};
     s["optimiser"] = "adamw";
     s["adamw"] = {{"steps", fo.steps},
                   {"batch_size", fo.batch_size},

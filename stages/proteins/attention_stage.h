@@ -7,7 +7,10 @@
 //    full value matrix per head, the penalty on the couplings W and the
 //    fields, AdamW with a constant learning rate on seeded mini-batches;
 //    keys "heads", "head_dim", "products" ("double" or "float"), "lambda",
-//    "steps", "batch_size", "lr";
+//    "steps", "batch_size", "lr", and optionally the pinned code's protocol:
+//    "penalty" ("unsquared", eq. O1, or "squared", eq. O1s), "fields"
+//    (true, or false as the observation's command runs), "full_batches"
+//    (every batch full, drawn across epochs);
 //  * "model": "plm": the pseudo-likelihood model (coupling_pad.h, eq. O2)
 //    by the lean L-BFGS; keys "lambda_h", "lambda_c", "max_iterations",
 //    "gradient_tolerance", "relative_decrease", "lbfgs_memory".

@@ -4,6 +4,7 @@
 
 #include "lib/core/io.h"
 #include "lib/core/rng.h"
+#include "lib/proteins/covariation.h"
 #include "lib/proteins/msa.h"
 #include "stages/proteins/family_stage.h"
 #include "lib/proteins/structure.h"
@@ -14,13 +15,15 @@ using namespace proteins;
 
 void run_proteins_prepare(Stage& st) {
   Config& cfg = st.config();
-  const std::string format = cfg.choice("format", {"a2m", "aln"});
-  std::string query;
+  const std::string format = cfg.choice("format", {"a2m", "aln", "covariation"});
+  std::string query, pfam;
   int first_residue = 1;
   if (format == "a2m")
     query = cfg.string("query");
-  else
+  else if (format == "aln")
     first_residue = int(cfg.integer("first_residue", -100000, 100000));
+  else
+    pfam = cfg.string("pfam");
   const double identity = cfg.number_open("identity", 0.0, 1.0);
   const double test_fraction = cfg.number_open("test_fraction", 0.0, 1.0);
   const double cutoff = cfg.number_open("contact_cutoff", 0.0, 100.0);
@@ -29,7 +32,10 @@ void run_proteins_prepare(Stage& st) {
 
   const std::string msa_path = family_input(st, "msa", true);
   const std::string pdb_path = family_input(st, "structure", false);
-  const Alignment a = format == "a2m" ? read_a2m(msa_path, query) : read_aln(msa_path, first_residue);
+  const Alignment a = format == "a2m"   ? read_a2m(msa_path, query)
+                      : format == "aln" ? read_aln(msa_path, first_residue)
+                                        : read_covariation_family(msa_path, family_input(st, "query", true),
+                                                                  family_input(st, "indices", true), pfam);
   const arma::uword N = a.sequences.n_rows, L = a.sequences.n_cols;
   if (N < 10) throw StageError(msa_path + ": " + std::to_string(N) + " usable sequences; at least 10 are needed");
 

@@ -1,10 +1,13 @@
 // Stage proteins_prepare (paper/spec.md §9): a protein family's alignment
 // made ready for masked language modelling and contact scoring.
 //
-// Inputs: "msa/<file>" (A2M with Pfam's insert convention, or flat aln) and,
-// optionally, "structure/<file>" (a PDB file of the query).
-// Config: {"format": "a2m" | "aln", "query": name prefix (a2m) or
-// "first_residue": number (aln), "identity": for weights and clusters (0.8),
+// Inputs: "msa/<file>" (A2M with Pfam's insert convention, flat aln, or a
+// covariation benchmark family's FASTA with "query/<domain_sequences.txt>"
+// and "indices/<file>": lib/proteins/covariation.h) and, optionally,
+// "structure/<file>" (a PDB file of the query).
+// Config: {"format": "a2m" | "aln" | "covariation", "query": name prefix
+// (a2m), "first_residue": number (aln) or "pfam": the family's id
+// (covariation), "identity": for weights and clusters (0.8),
 // "test_fraction", "contact_cutoff" (Å), "min_separation"}; the seed draws
 // the cluster order of the train/test split.
 // Outputs:

@@ -86,6 +86,7 @@ COUPLING_RUNS = {
 ATTENTION_RUNS = {
     "paper": {
         "attn_h256": [1, 2, 3],
+        "attn_nofields_h256": [1, 2, 3],
         "heldout_attn_h256": [1],
         "attn_h128": [1],
         "attn_h64": [1],

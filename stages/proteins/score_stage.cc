@@ -391,8 +391,9 @@ void run_proteins_score(Stage& st) {
     hits.save(st.output("map_" + file_name + "_hits.csv"));
     misses.save(st.output("map_" + file_name + "_misses.csv"));
   };
-  map_of("factored", true, "factored");
-  map_of("plm", false, "plm");
+  // Only where asked for (the panel's families have neither model).
+  if (st.wants("map_factored_hits.csv")) map_of("factored", true, "factored");
+  if (st.wants("map_plm_hits.csv")) map_of("plm", false, "plm");
   nlohmann::json best = nullptr;
   if (!best_among.empty()) {
     std::string b;

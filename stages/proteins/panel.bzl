@@ -1,0 +1,99 @@
+"""`covariation_panel`: the proteins branch over the covariation benchmark's
+40 families (third_party/covariation), one family at a time:
+
+paper_panel_<pfam>                  proteins_prepare (format "covariation")
+paper_panel_<pfam>_cm_plm           the weighted PLM (couplings stage)
+paper_panel_<pfam>_cm_plm_pad       the PLM on the observation's conventions
+paper_panel_<pfam>_cm_attn_nofields_h256_s1
+                                    factored attention in the pinned protocol
+paper_panel_<pfam>_<evfold|psicov>  freecontact's baselines
+paper_panel_<pfam>_score            the five scored against the structure
+
+Every fit is its own action, so a farm runs them side by side. The
+predictors are fixed by claim P6's rule (lib/claims/panel_claim.h).
+"""
+
+load("//stages/proteins:proteins.bzl", "BASELINES", "coupling_runs")
+load("//third_party/covariation:families.bzl", "COVARIATION_FAMILIES")
+load("//tools:stage.bzl", "stage")
+load("//tools:sweep.bzl", "config")
+
+PANEL_COUPLINGS = {"plm": [0]}
+PANEL_ATTENTION = {"plm_pad": [0], "attn_nofields_h256": [1]}
+
+PREPARE_OUTS = [
+    "train.h5",
+    "test.h5",
+    "train.aln",
+    "columns.csv",
+    "contacts.csv",
+    "summary.json",
+]
+
+PANEL_SCORE_OUTS = [
+    "top_pairs.csv",
+    "precision.csv",
+    "curves.csv",
+    "map_true.csv",
+    "summary.json",
+]
+
+_DATA = "//third_party/covariation:"
+
+def panel_prepare(name, pfam, chain):
+    """The prepare stage of one family (its config: the base's keys and its Pfam id)."""
+    config(
+        name = name + "_prepare_config",
+        values = {"pfam": pfam},
+        base = "configs/panel_prepare.json",
+    )
+    stage(
+        name = name,
+        config = ":%s_prepare_config" % name,
+        inputs = {
+            _DATA + "analysis/natural_alignments/%s.align.80" % pfam: "msa",
+            _DATA + "input/domains/%s/%s.pdb" % (pfam, chain): "structure",
+            _DATA + "analysis/domain_sequences.txt": "query",
+            _DATA + "analysis/indices/%s.indices" % chain: "indices",
+        },
+        outs = PREPARE_OUTS,
+        seed = 1,
+        tool = "//stages/proteins:prepare",
+    )
+
+def panel_family(name, pfam, chain, couplings = PANEL_COUPLINGS, attention = PANEL_ATTENTION,
+                 baselines = BASELINES, score_config = "configs/panel_score.json"):
+    """One family: prepared, fitted by each predictor, scored."""
+    panel_prepare(name, pfam, chain)
+    family = {":" + name: "family"}
+    runs = {":" + name: "family"}
+    for profile in baselines:
+        stage(
+            name = name + "_" + profile,
+            config = "configs/%s.json" % profile,
+            inputs = family,
+            outs = ["freecontact.txt", "scores.h5", "summary.json"],
+            seed = 0,
+            tool = "//stages/proteins:freecontact",
+        )
+        runs[":%s_%s" % (name, profile)] = profile
+    runs.update(coupling_runs(name, couplings, ""))
+    runs.update(coupling_runs(name, attention, "", tool = "//stages/proteins:attention", threaded = True))
+    stage(
+        name = name + "_score",
+        config = score_config,
+        inputs = runs,
+        outs = PANEL_SCORE_OUTS,
+        seed = 0,
+        tool = "//stages/proteins:score",
+    )
+
+def covariation_panel(name):
+    """Every family's branch, and <name>: the 40 score stages."""
+    for pfam, chain in COVARIATION_FAMILIES.items():
+        panel_family("paper_panel_" + pfam.lower(), pfam, chain)
+    native.filegroup(
+        name = name,
+        srcs = [":paper_panel_%s_score" % pfam.lower() for pfam in COVARIATION_FAMILIES],
+        tags = ["manual"],
+    )
