@@ -18,6 +18,9 @@ Two models, written here from their equations, not from the C++:
   pads (no input, no target), loss (CE + T (c_W ||W||_F + c_b ||b||_F)) / B
   with c_W = lambda (L-1)(A-1)/N and c_b = lambda/N. Packing: b (A x L), per
   head q (d x L), per head k (d x L), then V (A^2 x H), each column-major.
+  With "objective": "O1s", the loss of the code the observation's
+  repository pins instead (pinned_attention_loss, written from that code's
+  formula), with or without fields.
 
 Usage: adamw_reference.py INPUT.json > OUTPUT.json
 """
@@ -78,12 +81,54 @@ def attention_loss(p, seqs, x):
     return loss_of
 
 
+def pinned_attention_loss(p, seqs, x):
+    """The pinned code's loss (mogwai a24d741, FactoredAttention.loss and
+    compute_regularization with gremlin_weight_decay_coeffs): cross-entropy
+    summed over non-pad targets times num_seqs / batch_size, plus the number
+    of non-pad targets times (l2 A / (2 B) ||W||^2 + l2 / (B L) ||b||^2 if
+    the model has fields), W the full L x A x L x A tensor."""
+    L, A, H, d = p["L"], p["A"], p["heads"], p["head_dim"]
+    l2, num_seqs, fields = p["lambda"], p["family_size"], p["fields"]
+    diag_mask = torch.eye(L, dtype=torch.bool)
+
+    def loss_of(batch):
+        s = seqs[batch]
+        B = len(batch)
+        real = s < A
+        onehot = torch.nn.functional.one_hot(torch.where(real, s, 0), A).to(x.dtype) * real.unsqueeze(-1)
+        b = x[: A * L].view(L, A)
+        q = x[A * L: A * L + H * d * L].view(H, L, d)
+        k = x[A * L + H * d * L: A * L + 2 * H * d * L].view(H, L, d)
+        V = x[A * L + 2 * H * d * L:].view(H, A, A).transpose(1, 2)
+        att = torch.softmax((torch.einsum("hir,hjr->hij", q, k) / d ** 0.5).masked_fill(diag_mask, float("-inf")), -1)
+        W = torch.einsum("hij,hac->iajc", att, V)
+        W = 0.5 * (W + W.permute(2, 3, 0, 1))
+        logits = torch.einsum("iajc,njc->nia", W, onehot)
+        if fields:
+            logits = logits + b.unsqueeze(0)
+        targets = torch.where(real, s, -100)  # -100: PyTorch's ignore_index
+        loss = torch.nn.functional.cross_entropy(logits.reshape(-1, A), targets.reshape(-1), reduction="sum",
+                                                 ignore_index=-100)
+        loss = loss * num_seqs / B
+        reg = l2 * A / (2 * B) * W.pow(2).sum()
+        if fields:
+            reg = reg + l2 / (B * L) * b.pow(2).sum()
+        return loss + reg * real.sum()
+
+    return loss_of
+
+
 def main():
     p = json.load(open(sys.argv[1]))
     torch.set_num_threads(1)
     seqs = torch.tensor(p["sequences"], dtype=torch.long)
     x = torch.nn.Parameter(torch.tensor(p["x0"], dtype=torch.float64))
-    loss_of = (attention_loss if p.get("model") == "attention" else factored_loss)(p, seqs, x)
+    if p.get("model") != "attention":
+        loss_of = factored_loss(p, seqs, x)
+    elif p.get("objective") == "O1s":
+        loss_of = pinned_attention_loss(p, seqs, x)
+    else:
+        loss_of = attention_loss(p, seqs, x)
     opt = torch.optim.AdamW([x], lr=p["lr"], betas=tuple(p["betas"]), eps=p["eps"],
                             weight_decay=p["weight_decay"])
     losses = []

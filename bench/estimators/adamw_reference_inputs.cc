@@ -1,13 +1,17 @@
 // Writes an AdamW reference problem (lib/estimators/adamw_reference_problem.h)
 // as JSON on standard output, for bench/estimators/adamw_reference.py: the
 // factored coupling model without an argument, the observation's factored
-// attention with "attention".
+// attention with "attention", the same under its pinned code's objective
+// (eq. O1s, no fields, full batches) with "pinned".
 //   tools/bazel run //bench/estimators:adamw_reference_inputs > /tmp/in.json
 //   /usr/bin/python3 bench/estimators/adamw_reference.py /tmp/in.json \
 //     > lib/estimators/testdata/adamw_reference.json
 //   tools/bazel run //bench/estimators:adamw_reference_inputs -- attention > /tmp/in.json
 //   /usr/bin/python3 bench/estimators/adamw_reference.py /tmp/in.json \
 //     > lib/estimators/testdata/adamw_reference_attention.json
+//   tools/bazel run //bench/estimators:adamw_reference_inputs -- pinned > /tmp/in.json
+//   /usr/bin/python3 bench/estimators/adamw_reference.py /tmp/in.json \
+//     > lib/estimators/testdata/adamw_reference_pinned.json
 #include <iostream>
 #include <string>
 
@@ -20,8 +24,10 @@ int main(int argc, char** argv) {
     std::cout << ref::to_json(ref::make_problem()).dump() << "\n";
   } else if (model == "attention") {
     std::cout << ref::to_json(ref::make_attention_problem()).dump() << "\n";
+  } else if (model == "pinned") {
+    std::cout << ref::to_json(ref::make_pinned_attention_problem()).dump() << "\n";
   } else {
-    std::cerr << "adamw_reference_inputs: unknown model '" << model << "': expected factored or attention\n";
+    std::cerr << "adamw_reference_inputs: unknown model '" << model << "': expected factored, attention or pinned\n";
     return 2;
   }
   return 0;

@@ -21,7 +21,7 @@ import time
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "estimators"))
-from adamw_reference import attention_loss  # noqa: E402
+from adamw_reference import attention_loss, pinned_attention_loss  # noqa: E402
 
 
 def main():
@@ -35,7 +35,7 @@ def main():
     x0 = torch.from_file(a.problem + ".x0", size=os.path.getsize(a.problem + ".x0") // 8, dtype=torch.float64)
     seqs = torch.tensor(p["sequences"], dtype=torch.long)
     x = torch.nn.Parameter(x0.to(dtype).clone())
-    loss_of = attention_loss(p, seqs, x)
+    loss_of = (pinned_attention_loss if p.get("objective") == "O1s" else attention_loss)(p, seqs, x)
     opt = torch.optim.AdamW([x], lr=p["lr"], betas=tuple(p["betas"]), eps=p["eps"], weight_decay=p["weight_decay"])
     batches = [torch.tensor(b, dtype=torch.long) for b in p["batches"]]
     losses = []

@@ -42,9 +42,15 @@ int main(int argc, char** argv) {
     p.options.batch_size = cfg.at("batch_size").get<arma::uword>();
     p.options.adamw.lr = cfg.at("lr").get<double>();
     p.options.adamw.weight_decay = 0.0;
+    // The pinned code's protocol, as the stage reads it (attention_stage.h).
+    p.penalty.squared = cfg.value("penalty", "unsquared") == "squared";
+    p.spec.fields = cfg.value("fields", true);
+    p.options.full_batches = cfg.value("full_batches", false);
     p.x0 = attention_potts_start(p.spec, p.sequences, p.penalty.lambda, p.seed);
     BatchStream stream(p.sequences.n_rows, p.options.batch_size, p.seed);
-    for (long t = 0; t < p.options.steps; ++t) p.batches.push_back(stream.next());
+    FullBatches full(p.sequences.n_rows, p.options.batch_size, p.seed);
+    for (long t = 0; t < p.options.steps; ++t)
+      p.batches.push_back(p.options.full_batches ? full.next() : stream.next());
     std::ofstream(out + ".json") << adamw_reference::to_json(p, false).dump() << "\n";
     std::ofstream x(out + ".x0", std::ios::binary);
     x.write(reinterpret_cast<const char*>(p.x0.memptr()), std::streamsize(p.x0.n_elem * sizeof(double)));

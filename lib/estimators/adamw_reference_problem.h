@@ -122,6 +122,20 @@ inline AttentionProblem make_attention_problem() {
   return p;
 }
 
+// The same problem under the pinned code's objective (eq. O1s), without
+// fields and with full batches, as the panel runs it.
+inline AttentionProblem make_pinned_attention_problem() {
+  AttentionProblem p = make_attention_problem();
+  p.penalty.squared = true;
+  p.spec.fields = false;
+  p.options.full_batches = true;
+  p.x0 = attention_potts_start(p.spec, p.sequences, p.penalty.lambda, p.seed);
+  FullBatches stream(p.sequences.n_rows, p.options.batch_size, p.seed);
+  p.batches.clear();
+  for (long t = 0; t < p.options.steps; ++t) p.batches.push_back(stream.next());
+  return p;
+}
+
 inline nlohmann::json to_json(const AttentionProblem& p, bool with_start = true) {
   nlohmann::json j;
   j["model"] = "attention";
@@ -131,6 +145,10 @@ inline nlohmann::json to_json(const AttentionProblem& p, bool with_start = true)
   j["head_dim"] = p.spec.head_dim;
   j["lambda"] = p.penalty.lambda;
   j["family_size"] = p.penalty.family_size;
+  if (p.penalty.squared || !p.spec.fields) {  // the pinned code's objective (eq. O1s)
+    j["objective"] = p.penalty.squared ? "O1s" : "O1";
+    j["fields"] = p.spec.fields;
+  }
   add_run(j, p.options.adamw, p.options.steps, p.sequences, p.x0, p.batches, with_start);
   return j;
 }
