@@ -36,11 +36,14 @@ source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/cache/cache_lib.sh"
 workspace_root
 
 src="$work/src"
-cache="$work/cache"
+# The cache outside TEST_TMPDIR: started as root, the server's workers run
+# as potts-cache, which cannot enter /root where Bazel keeps TEST_TMPDIR.
+cache=$(mktemp -d /tmp/potts-cache-test.XXXXXX)
+chmod 0711 "$cache"
 mkdir -p "$work/home" "$work/user_root"
 copy_workspace "$src"
 
-trap '"$root/tools/cache-server" stop "$cache" >/dev/null 2>&1 || true; cleanup_nested' EXIT
+trap '"$root/tools/cache-server" stop "$cache" >/dev/null 2>&1 || true; cleanup_nested; rm -rf "$cache"' EXIT
 # Anonymous writes on loopback: this test is about what the cache stores;
 # credentials are trusted_cache_test's.
 start_server "$cache" --open

@@ -36,7 +36,10 @@ source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/cache/cache_lib.sh"
 workspace_root
 server="$root/tools/cache-server"
 src="$work/src"
-cache="$work/cache"
+# The cache outside TEST_TMPDIR: started as root, the server's workers run
+# as potts-cache, which cannot enter /root where Bazel keeps TEST_TMPDIR.
+cache=$(mktemp -d /tmp/potts-cache-test.XXXXXX)
+chmod 0711 "$cache"
 mkdir -p "$work/home" "$work/user_root" "$work/tls"
 copy_workspace "$src"
 # The member's results/: the two stages, the sampling stage's data left
@@ -60,7 +63,7 @@ cc_binary(
 )
 EOF
 
-trap '"$server" stop "$cache" >/dev/null 2>&1 || true; cleanup_nested' EXIT
+trap '"$server" stop "$cache" >/dev/null 2>&1 || true; cleanup_nested; rm -rf "$cache"' EXIT
 
 # Credentials: made here, never on a command line (passwd reads stdin).
 W_PASS="writer-$(od -An -tx8 -N8 /dev/urandom | tr -d ' ')"
