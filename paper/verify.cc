@@ -37,8 +37,13 @@ int main(int argc, char** argv) {
                  "the rebuilder's own Bazel output base (default ~/.cache/potts_attention_verify/<workspace hash>)");
   app.add_option("--compile-cache", o.compile_cache,
                  "a Bazel disk cache for the compiles only (default none: tools compile from source)");
-  app.add_option("--scratch", o.scratch, "where stages run (default a new directory under TMPDIR, removed after)");
+  app.add_option("--scratch", o.scratch,
+                 "where stages run: a new or empty directory outside the workspace and results (default a new "
+                 "directory under TMPDIR); only what verify created is removed");
   app.add_flag("--keep", o.keep, "keep the scratch directory");
+  app.add_flag("--with-inputs", o.with_inputs,
+               "rebuild every upstream stage too (default: inputs that results/ holds with their recorded SHA-256 "
+               "are accepted by hash)");
   app.add_flag("--plan", o.plan_only, "print the chosen stages and what their records cost; build and run nothing");
   try {
     app.parse(argc, argv);

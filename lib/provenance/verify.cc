@@ -191,7 +191,7 @@ std::string Verifier::input_source(const std::string& target, const std::string&
 void Verifier::resolve(const std::string& target, std::vector<std::string>& order, std::set<std::string>& seen) {
   if (!seen.insert(target).second) return;
   for (const auto& [key, in] : recs_.at(target).record["inputs"].items()) {
-    if (!input_source(target, key).empty()) continue;
+    if (!o_.with_inputs && !input_source(target, key).empty()) continue;
     auto p = producer_.find(in.at("path").get<std::string>());
     if (p != producer_.end()) resolve(p->second, order, seen);
   }
@@ -356,6 +356,11 @@ int Verifier::run() {
   std::vector<std::string> order;
   std::set<std::string> seen;
   for (const auto& t : chosen) resolve(t, order, seen);
+  if (o_.with_inputs)
+    std::printf("verify: --with-inputs: every upstream stage is rebuilt too (%zu stages in all)\n", order.size());
+  else
+    std::printf("verify: upstream inputs that results/ or the tree hold with their recorded SHA-256 are accepted by "
+                "hash, not rebuilt (--with-inputs rebuilds them)\n");
   std::string set;
   for (const auto& t : order) set += (set.empty() ? "" : " ") + t;
   std::set<std::string> labels;
@@ -409,18 +414,45 @@ int Verifier::run() {
 
 }  // namespace
 
+std::string scratch_refusal(const std::string& scratch, const std::string& workspace, const std::string& results) {
+  std::error_code ec;
+  const fs::path s = fs::weakly_canonical(fs::absolute(scratch), ec);
+  if (ec) return "cannot resolve " + scratch + ": " + ec.message();
+  auto within = [](const fs::path& inner, const fs::path& outer) {  // inner == outer or below it
+    auto i = inner.begin(), o = outer.begin();
+    for (; o != outer.end(); ++i, ++o)
+      if (i == inner.end() || *i != *o) return false;
+    return true;
+  };
+  for (const auto& [what, dir] : {std::pair<const char*, std::string>{"the workspace", workspace}, {"the results", results}}) {
+    const fs::path d = fs::weakly_canonical(fs::absolute(dir), ec);
+    if (ec) continue;
+    if (within(s, d)) return scratch + " lies inside " + what + " (" + d.string() + ")";
+    if (within(d, s)) return scratch + " contains " + what + " (" + d.string() + ")";
+  }
+  if (fs::exists(s)) {
+    if (!fs::is_directory(s)) return scratch + " exists and is not a directory";
+    if (!fs::is_empty(s)) return scratch + " exists and is not empty";
+  }
+  return "";
+}
+
 int run_verify(const VerifyOptions& options) {
   VerifyOptions o = options;
   o.workspace = fs::absolute(o.workspace).lexically_normal().string();
   o.results = fs::absolute(o.results).lexically_normal().string();
+  bool created = true;  // remove the scratch directory itself at the end, or only what it holds
   if (o.scratch.empty()) {
     const char* tmp = std::getenv("TMPDIR");
     std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/potts-verify-XXXXXX";
     if (!mkdtemp(templ.data())) throw error("cannot create a scratch directory under " + templ);
     o.scratch = templ;
+  } else {
+    const std::string why = scratch_refusal(o.scratch, o.workspace, o.results);
+    if (!why.empty()) throw error("--scratch: " + why + "; give a new or empty directory outside both");
+    created = !fs::exists(o.scratch);
+    fs::create_directories(o.scratch);
   }
-  fs::create_directories(o.scratch);
-  if (o.scratch.rfind(o.results + "/", 0) == 0) throw error("--scratch: must not lie inside " + o.results);
   Verifier v(o);
   int rc;
   try {
@@ -430,8 +462,13 @@ int run_verify(const VerifyOptions& options) {
     std::fprintf(stderr, "verify: scratch kept for its logs in %s\n", o.scratch.c_str());
     throw;
   }
-  if (o.keep) std::printf("verify: scratch kept in %s\n", o.scratch.c_str());
-  else fs::remove_all(o.scratch);
+  if (o.keep) {
+    std::printf("verify: scratch kept in %s\n", o.scratch.c_str());
+  } else if (created) {
+    fs::remove_all(o.scratch);
+  } else {  // an empty directory the user gave: empty again
+    for (const auto& e : fs::directory_iterator(o.scratch)) fs::remove_all(e.path());
+  }
   return rc;
 }
 

@@ -55,7 +55,14 @@ struct VerifyOptions {
   std::string scratch;        // where stages run ("": a new directory under TMPDIR)
   bool keep = false;          // keep the scratch directory
   bool plan_only = false;     // print the choice and its recorded cost, run nothing
+  bool with_inputs = false;   // rebuild every upstream stage too, instead of taking its outputs by hash
 };
+
+// Why `scratch` cannot be the rebuilder's scratch directory, or "": it must
+// not exist or be an empty directory, and must neither lie inside nor
+// contain the workspace or the results tree (paths compared after
+// resolving symbolic links). The rebuilder removes only what it created.
+std::string scratch_refusal(const std::string& scratch, const std::string& workspace, const std::string& results);
 
 // Runs the verification and prints one line per stage and a cost summary.
 // Returns 0 when every selected stage reproduced its recorded outputs, 1 when

@@ -85,4 +85,35 @@ TEST(StageRecords, ReadsRecordsAndToolsAndNamesAMissingField) {
 }
 
 }  // namespace
+
+// --scratch: refused inside or around the workspace and the results tree,
+// and when it exists with something in it; a new or empty directory is
+// accepted.
+TEST(ScratchRefusal, RefusesTheTreesAndNonEmptyDirectories) {
+  const fs::path root = fs::path(testing::TempDir()) / "scratch_refusal";
+  fs::remove_all(root);
+  const fs::path ws = root / "ws", results = ws / "results";
+  fs::create_directories(results / "provenance");
+  std::ofstream(results / "MANIFEST.json") << "{}";
+  const std::string w = ws.string(), r = results.string();
+  EXPECT_NE(scratch_refusal(r, w, r).find("lies inside"), std::string::npos);
+  EXPECT_NE(scratch_refusal((results / "provenance").string(), w, r).find("lies inside"), std::string::npos);
+  EXPECT_NE(scratch_refusal(w, w, r).find("lies inside"), std::string::npos);
+  EXPECT_NE(scratch_refusal((ws / "tmp").string(), w, r).find("lies inside the workspace"), std::string::npos);
+  EXPECT_NE(scratch_refusal(root.string(), w, r).find("contains"), std::string::npos);
+  EXPECT_NE(scratch_refusal("/", w, r).find("contains"), std::string::npos);
+  // Through a symbolic link to results/.
+  fs::create_symlink(results, root / "link");
+  EXPECT_NE(scratch_refusal((root / "link").string(), w, r).find("lies inside"), std::string::npos);
+  fs::create_directories(root / "full");
+  std::ofstream(root / "full" / "f") << "x";
+  EXPECT_NE(scratch_refusal((root / "full").string(), w, r).find("not empty"), std::string::npos);
+  fs::create_directories(root / "empty");
+  EXPECT_EQ(scratch_refusal((root / "empty").string(), w, r), "");
+  EXPECT_EQ(scratch_refusal((root / "new").string(), w, r), "");
+  // Nothing was created or removed by the checks.
+  EXPECT_FALSE(fs::exists(root / "new"));
+  EXPECT_TRUE(fs::exists(results / "MANIFEST.json"));
+}
+
 }  // namespace potts::provenance
