@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# tools/bazel keeps credentials off Bazel's command line in every form, and
+# never sends one in clear text: each case below reached Bazel before.
+#   * --remote_cache URL and --remote_cache=URL with user information;
+#   * --remote_header / --remote_cache_header naming Authorization, joined
+#     or as the next argument, in any case;
+#   * a URL with a credential to a non-loopback http:// host in the user's
+#     rc file: refused before the preflight sends anything.
+# A stand-in for Bazel (BAZEL_REAL) records whether it ran.
+set -euo pipefail
+work="${TEST_TMPDIR:?run under bazel test}"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+ws="$work/ws"
+mkdir -p "$ws/tools"
+cp "$TEST_SRCDIR/$TEST_WORKSPACE/tools/bazel" "$TEST_SRCDIR/$TEST_WORKSPACE/tools/debian.sh" "$ws/tools/"
+cat >"$work/fake_bazel" <<FAKE
+#!/usr/bin/env bash
+echo ran >"$work/ran"
+FAKE
+chmod +x "$work/fake_bazel"
+export BAZEL_REAL="$work/fake_bazel" HOME="$work/home"
+mkdir -p "$HOME"
+
+refused() {  # refused WHAT ARGS...: tools/bazel must stop before Bazel runs
+  local what=$1
+  shift
+  rm -f "$work/ran"
+  if "$ws/tools/bazel" "$@" >"$work/out" 2>&1; then fail "$what: accepted"; fi
+  [[ ! -e $work/ran ]] || fail "$what: Bazel ran"
+  ! grep -q secret "$work/out" || fail "$what: the refusal prints the password"
+  echo "refused $what: $(head -c 120 "$work/out")"
+}
+refused "--remote_cache URL (separate)" build --remote_cache https://u:secret@cache.example:8443 //x
+refused "--remote_cache=URL" build --remote_cache=https://u:secret@cache.example:8443 //x
+refused "--remote_header Authorization (separate)" build --remote_header "Authorization=Basic dTpz" //x
+refused "--remote_header=authorization" build "--remote_header=authorization=Basic dTpz" //x
+refused "--remote_cache_header=Authorization" build "--remote_cache_header=Authorization=Basic dTpz" //x
+refused "--remote_cache_header AUTHORIZATION" build --remote_cache_header "AUTHORIZATION=Basic dTpz" //x
+
+# Accepted: the same flags without a credential reach Bazel.
+rm -f "$work/ran"
+"$ws/tools/bazel" build --remote_cache https://cache.example:8443 --remote_header x-team=a //x >/dev/null
+[[ -e $work/ran ]] || fail "a URL without a credential did not reach Bazel"
+
+# A credential to a non-loopback http:// host in user.bazelrc.
+echo "build:shared-cache --remote_cache=http://ci:secret@cache.example:8080" >"$ws/user.bazelrc"
+chmod 600 "$ws/user.bazelrc"
+refused "http:// with a credential off loopback" build --config=shared-cache //x
+grep -q "clear text" "$work/out" || fail "the refusal does not say why: $(cat "$work/out")"
+echo "bazel_credentials_test: ok"
