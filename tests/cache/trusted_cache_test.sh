@@ -7,14 +7,18 @@
 #   1. curl: anonymous and reader PUTs are refused and store nothing, a
 #      writer's PUT is stored, an anonymous GET is refused, a reader's GET
 #      is served;
-#   2. the writer (CI) builds two quick stages and uploads them;
-#   3. a member with a reader's credential, in a new output base with no
-#      disk cache, is served every Stage action and uploads nothing (the
-#      access log shows no PUT during the build);
-#   4. the same member with a trust store whose CA did not sign the
-#      server's certificate: tools/bazel stops with a one-line reason before
-#      Bazel starts, so no stage runs (Bazel 4.2.3 itself would only warn
-#      and rebuild everything locally);
+#   2. the writer (CI) builds two quick stages and uploads them, through
+#      its credential proxy (tools/cache-proxy: the credential in a 0600
+#      file, TLS to the server with the test's CA; user.bazelrc names only
+#      http://127.0.0.1:PORT);
+#   3. a credential in user.bazelrc is refused before Bazel starts; a member
+#      with a reader's proxy, in a new output base with no disk cache, is
+#      served every Stage action and uploads nothing (the access log shows
+#      no PUT during the build);
+#   4. the same member's proxy with a CA that did not sign the server's
+#      certificate: tools/bazel stops with a one-line reason before Bazel
+#      starts, so no stage runs (Bazel 4.2.3 itself would only warn and
+#      rebuild everything locally);
 #   5. a poisoned result: the writer builds a variant (other seeds), then
 #      stores, under the real training action's key, an action result whose
 #      params.h5 is the variant's (a valid blob) and whose provenance record
@@ -24,7 +28,8 @@
 #   6. //paper:verify on the member's results names params.h5 with both
 #      hashes and exits 1 (the sampling stage, rebuilt beside it, is equal),
 #      and leaves the member's results/ byte for byte as it was;
-#   7. no password appears in any record, manifest, log or output above.
+#   7. no password appears in any record, manifest, log or output above,
+#      in any file under any output base (java.log included), or in ps.
 set -euo pipefail
 
 t_start=$SECONDS
@@ -63,7 +68,7 @@ cc_binary(
 )
 EOF
 
-trap '"$server" stop "$cache" >/dev/null 2>&1 || true; cleanup_nested; rm -rf "$cache"' EXIT
+trap '"$root/tools/cache-proxy" stop "$work/proxy" >/dev/null 2>&1 || true; "$server" stop "$cache" >/dev/null 2>&1 || true; cleanup_nested; rm -rf "$cache"' EXIT
 
 # Credentials: made here, never on a command line (passwd reads stdin).
 W_PASS="writer-$(od -An -tx8 -N8 /dev/urandom | tr -d ' ')"
@@ -123,17 +128,24 @@ code=$(curl_ -o /dev/null -w '%{http_code}' "$base/ac/$key")
 rm "$cache/ac/$key"
 echo "curl: anonymous and reader PUTs refused (nothing stored), writer's PUT stored, anonymous GET refused, reader's GET served"
 
-# Trust stores for Bazel's JVM (its HTTP cache client ignores
-# --tls_certificate): the test's CA, and the CA that signed nothing.
-"$server" truststore "$work/tls/ca.pem" "$work/tls/trust.p12" >/dev/null
-"$server" truststore "$work/tls/wrong.pem" "$work/tls/wrong.p12" >/dev/null
-
-# Client settings: in user.bazelrc (never committed, mode 600), never on a
-# command line. The URL carries the credential; the trust store the CA.
-client_rc() {  # client_rc USER PASS TRUSTSTORE
-  (umask 077
-    printf 'build:shared-cache --remote_cache=https://%s:%s@127.0.0.1:%s\nstartup --host_jvm_args=-Djavax.net.ssl.trustStore=%s\nstartup --host_jvm_args=-Djavax.net.ssl.trustStorePassword=changeit\n' \
-      "$1" "$2" "$port" "$3" >"$src/user.bazelrc")
+# Client settings: the credential in a 0600 file that only the credential
+# proxy reads (tools/cache-proxy: TLS to the cache with the given CA);
+# user.bazelrc names the proxy on loopback, with no credential, so none
+# reaches Bazel, its command line or its server log.
+proxy="$root/tools/cache-proxy"
+pport=""
+client_rc() {  # client_rc USER PASS CA.pem: (re)start the proxy with that credential
+  "$proxy" stop "$work/proxy" >/dev/null 2>&1 || true
+  (umask 077 && printf '%s:%s\n' "$1" "$2" >"$work/credential")
+  local try p
+  for try in 1 2 3 4 5 6 7 8; do
+    p=${pport:-$((20000 + (RANDOM * 32768 + RANDOM) % 40000))}
+    if "$proxy" start "$work/proxy" "$p" --upstream "https://localhost:$port" --credential "$work/credential" \
+        --ca "$3" >"$work/proxy.out" 2>&1; then pport=$p; break; fi
+    pport=""
+  done
+  [[ -n $pport ]] || fail "tools/cache-proxy could not start: $(cat "$work/proxy.out")"
+  printf 'build:shared-cache --remote_cache=http://127.0.0.1:%s\n' "$pport" >"$src/user.bazelrc"
 }
 puts() { grep -c '"PUT ' "$cache/.server/access.log" || true; }
 
@@ -162,7 +174,7 @@ client_side "$work/refuse2.log" -- build --config=shared-cache "--remote_cache=h
 echo "tools/bazel refuses a credential in POTTS_CACHE_URL and on the command line, before Bazel starts"
 
 # 2. The writer (CI): both Stage actions run and are uploaded.
-client_rc ci "$W_PASS" "$work/tls/trust.p12"
+client_rc ci "$W_PASS" "$work/tls/ca.pem"
 nested_build 2 "$src" "$work/ob_ci" shared-cache-writer outer
 [[ $rc -eq 0 ]] || { tail -30 "$work/log2" >&2; fail "build 2 (writer) exited $rc; log above"; }
 stage_actions 2 >"$work/stages2"
@@ -171,12 +183,16 @@ stage_actions 2 >"$work/stages2"
 hashes "$work/ob_ci" >"$work/hashes_ci"
 echo "build 2 (writer, TLS): both Stage actions ran; $(puts) PUTs"
 
-# 3. A member: reader's credential, new output base, no disk cache.
-client_rc alice "$R_PASS" "$work/tls/trust.p12"
-chmod 644 "$src/user.bazelrc"
-client_side "$work/warn.log" -- version
-grep -q 'readable by others (mode 644)' "$work/warn.log" || fail "no warning about a user.bazelrc with a credential that others can read"
-chmod 600 "$src/user.bazelrc"
+# 3. A member: reader's credential, new output base, no disk cache. First,
+# a credential in user.bazelrc itself is refused before Bazel starts (Bazel
+# would write it into java.log).
+(umask 077 && printf 'build:shared-cache --remote_cache=https://alice:%s@localhost:%s\n' "$R_PASS" "$port" >"$src/user.bazelrc")
+client_side "$work/rcrefused.log" -- build --config=shared-cache //stages/sample:quick
+[[ $rc -ne 0 ]] && grep -q 'holds a cache credential' "$work/rcrefused.log" ||
+  fail "a credential in user.bazelrc was not refused: $(cat "$work/rcrefused.log")"
+grep -qF "$R_PASS" "$work/rcrefused.log" && fail "the refusal printed the password"
+[[ ! -d $work/ob_refused ]] || fail "Bazel started although tools/bazel refused the rc file"
+client_rc alice "$R_PASS" "$work/tls/ca.pem"
 before=$(puts)
 nested_build 3 "$src" "$work/ob_member" shared-cache none
 [[ $rc -eq 0 ]] || { tail -30 "$work/log3" >&2; fail "build 3 (reader) exited $rc; log above"; }
@@ -188,8 +204,8 @@ fi
 diff "$work/hashes_ci" <(hashes "$work/ob_member") >&2 || fail "build 3: outputs differ from the writer's"
 echo "build 3 (reader, TLS): every Stage action a cache hit, no PUT, outputs equal to the writer's"
 
-# 4. The member with a CA that did not sign the server's certificate.
-client_rc alice "$R_PASS" "$work/tls/wrong.p12"
+# 4. The member's proxy with a CA that did not sign the server's certificate.
+client_rc alice "$R_PASS" "$work/tls/wrong.pem"
 rm -f "$work/exec4.json"
 nested_build 4 "$src" "$work/ob_wrongca" shared-cache none
 [[ $rc -ne 0 ]] || fail "build 4: a build through a certificate its trust store does not vouch for went ahead"
@@ -203,7 +219,7 @@ var="$work/variant"
 cp -R "$src" "$var"
 sed -i 's/^    seed = seed,$/    seed = seed + 10,/' "$var/stages/train/BUILD"
 grep -q 'seed = seed + 10,' "$var/stages/train/BUILD" || fail "$var/stages/train/BUILD: no 'seed = seed,' line to change"
-client_rc ci "$W_PASS" "$work/tls/trust.p12"
+client_rc ci "$W_PASS" "$work/tls/ca.pem"
 cp "$src/user.bazelrc" "$var/user.bazelrc"
 ac_with() { grep -l --binary-files=text "$1" "$cache"/ac/* 2>/dev/null | sort || true; }
 real_ac=$(ac_with stages/train/quick_factored/params.h5)
@@ -234,7 +250,7 @@ code=$(curl_ -u "ci:$W_PASS" -o /dev/null -w '%{http_code}' -X PUT --data-binary
 echo "poisoned: $(basename "$real_ac") now maps params.h5 to the variant's $p_var and the record to $r_forged"
 
 # The member builds and collects: Bazel cannot tell.
-client_rc alice "$R_PASS" "$work/tls/trust.p12"
+client_rc alice "$R_PASS" "$work/tls/ca.pem"
 # The member's output base of build 3, its stage outputs dropped (the
 # compiled tools stay), so that Bazel must fetch the stages again.
 drop_stage_outputs "$work/ob_member"
@@ -276,8 +292,15 @@ after=$(cd "$member_results" && find . -type f -exec sha256sum {} + | sort)
 [[ $before == "$after" ]] || fail "verify changed the member's results/"
 echo "verify: ${TARGETS[1]} DIFFERS naming params.h5 and both hashes; exit 1; the member's results/ unchanged"
 
-# 7. No credential anywhere the project writes (the access log holds the
-# user names, never a password).
+# 7. No credential anywhere the project or Bazel writes: every file under
+# every output base (java.log included), the logs, the member's results, and
+# the process list, before anything is cleaned up (the access log holds the
+# user names, never a password; only the proxy's 0600 files hold one).
+ps_leak=$(ps -eo args | grep -F -e "$W_PASS" -e "$R_PASS" | grep -v grep || true)
+[[ -z $ps_leak ]] || fail "a password is on a command line: $ps_leak"
+ob_leaks=$(grep -rlF -e "$W_PASS" -e "$R_PASS" "$work"/ob_* "$work/user_root" 2>/dev/null || true)
+[[ -z $ob_leaks ]] || fail "a password appears under an output base: $ob_leaks"
+[[ -n $(find "$work"/ob_* -name java.log -print -quit) ]] || fail "no java.log was scanned"
 leaks=$(grep -rlF -e "$W_PASS" -e "$R_PASS" "$member_results" "$work"/exec*.json "$work"/log* "$work"/*.log \
   "$cache/.server/access.log" "$cache/.server/error.log" "$(out_dir "$work/ob_ci" stages/train/quick_factored)" 2>/dev/null || true)
 [[ -z $leaks ]] || fail "a password appears in: $leaks"
