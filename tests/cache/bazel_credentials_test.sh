@@ -4,8 +4,8 @@
 #   * --remote_cache URL and --remote_cache=URL with user information;
 #   * --remote_header / --remote_cache_header naming Authorization, joined
 #     or as the next argument, in any case;
-#   * a URL with a credential to a non-loopback http:// host in the user's
-#     rc file: refused before the preflight sends anything.
+#   * a credential in the user's rc file (user information in a URL, an
+#     Authorization header): Bazel writes rc options into java.log.
 # A stand-in for Bazel (BAZEL_REAL) records whether it ran.
 set -euo pipefail
 work="${TEST_TMPDIR:?run under bazel test}"
@@ -42,9 +42,12 @@ rm -f "$work/ran"
 "$ws/tools/bazel" build --remote_cache https://cache.example:8443 --remote_header x-team=a //x >/dev/null
 [[ -e $work/ran ]] || fail "a URL without a credential did not reach Bazel"
 
-# A credential to a non-loopback http:// host in user.bazelrc.
+# A credential in user.bazelrc, even mode 0600: Bazel would write it into
+# java.log (and over http:// off loopback, send it in clear text).
 echo "build:shared-cache --remote_cache=http://ci:secret@cache.example:8080" >"$ws/user.bazelrc"
 chmod 600 "$ws/user.bazelrc"
-refused "http:// with a credential off loopback" build --config=shared-cache //x
-grep -q "clear text" "$work/out" || fail "the refusal does not say why: $(cat "$work/out")"
+refused "a credential in user.bazelrc" build --config=shared-cache //x
+grep -q "cache-proxy" "$work/out" || fail "the refusal does not name the proxy: $(cat "$work/out")"
+echo 'build --remote_header=Authorization=Basic c2VjcmV0' >"$ws/user.bazelrc"
+refused "an Authorization header in user.bazelrc" build //x
 echo "bazel_credentials_test: ok"
