@@ -34,9 +34,9 @@ int main(int argc, char** argv) {
   app.add_option("--workspace", o.workspace, "the source tree whose code and configurations rebuild the stages")
       ->capture_default_str();
   app.add_option("--output-base", o.output_base,
-                 "the rebuilder's own Bazel output base (default ~/.cache/potts_attention_verify/<workspace hash>)");
-  app.add_option("--compile-cache", o.compile_cache,
-                 "a Bazel disk cache for the compiles only (default none: tools compile from source)");
+                 "the rebuilder's own Bazel output base (default ~/.cache/potts_attention_verify/<workspace hash>); "
+                 "its compiles use only its own disk cache beside it, never a remote cache, and an output base "
+                 "without the rebuilder's stamp is made anew");
   app.add_option("--scratch", o.scratch,
                  "where stages run: a new or empty directory outside the workspace and results (default a new "
                  "directory under TMPDIR); only what verify created is removed");

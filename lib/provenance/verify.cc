@@ -372,9 +372,8 @@ int Verifier::run() {
       if (!l.empty()) labels.insert(l);
   }
   const auto t_build = std::chrono::steady_clock::now();
-  std::printf("verify: building %zu tools and configurations in %s (no remote cache, %s)\n", labels.size(),
-              o_.output_base.c_str(),
-              o_.compile_cache.empty() ? "no disk cache" : ("compiles from the disk cache " + o_.compile_cache).c_str());
+  std::printf("verify: building %zu tools and configurations in %s (no remote cache; its own compile cache %s)\n",
+              labels.size(), o_.output_base.c_str(), o_.compile_cache.c_str());
   std::fflush(stdout);
   bazel("build", std::vector<std::string>(labels.begin(), labels.end()));
   execroot_ = bazel("info", {"execution_root"});
@@ -437,8 +436,38 @@ std::string scratch_refusal(const std::string& scratch, const std::string& works
   return "";
 }
 
+namespace {
+
+// The rebuilder's output base and compile cache: kept while its stamp says
+// only its own builds used them, else removed and made anew.
+void prepare_output_base(VerifyOptions& o) {
+  o.output_base = fs::absolute(o.output_base).lexically_normal().string();
+  o.compile_cache = o.output_base + ".compile_cache";
+  const std::string stamp = o.output_base + ".verify-stamp";
+  if (!fs::exists(stamp) && (fs::exists(o.output_base) || fs::exists(o.compile_cache))) {
+    std::printf("verify: %s has no rebuilder's stamp (another build may have used it, or a cache it trusted): "
+                "removing it and its compile cache\n", o.output_base.c_str());
+    std::fflush(stdout);
+    for (const std::string& d : {o.output_base, o.compile_cache})
+      if (fs::exists(d)) {
+        // Bazel leaves read-only trees; shut its server down first.
+        std::system(("cd / && " + shell_quoted(o.workspace + "/tools/bazel") + " --output_base=" + shell_quoted(d) +
+                     " shutdown >/dev/null 2>&1; chmod -R u+w " + shell_quoted(d) + " 2>/dev/null")
+                        .c_str());
+        fs::remove_all(d);
+      }
+  }
+  fs::create_directories(fs::path(o.output_base).parent_path());
+  fs::create_directories(o.compile_cache);
+  write_text_atomic(stamp, "made by //paper:verify: only its own builds (no remote cache, the compile cache " +
+                               o.compile_cache + ") use " + o.output_base + "\n");
+}
+
+}  // namespace
+
 int run_verify(const VerifyOptions& options) {
   VerifyOptions o = options;
+  prepare_output_base(o);
   o.workspace = fs::absolute(o.workspace).lexically_normal().string();
   o.results = fs::absolute(o.results).lexically_normal().string();
   bool created = true;  // remove the scratch directory itself at the end, or only what it holds

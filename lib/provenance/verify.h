@@ -51,7 +51,11 @@ struct VerifyOptions {
   long sample = -1;           // --sample K
   std::uint64_t seed = 0;     // --seed S
   std::string output_base;    // the rebuilder's own Bazel output base
-  std::string compile_cache;  // a disk cache for compiles only ("": none)
+  // Its compiles' disk cache: <output_base>.compile_cache, written by the
+  // rebuilder's builds only (never a remote cache), so no shared cache has
+  // fronted it. An output base without the rebuilder's stamp
+  // (<output_base>.verify-stamp) is removed with that cache and made anew.
+  std::string compile_cache;
   std::string scratch;        // where stages run ("": a new directory under TMPDIR)
   bool keep = false;          // keep the scratch directory
   bool plan_only = false;     // print the choice and its recorded cost, run nothing

@@ -278,13 +278,21 @@ run_member "$work/audit.log" //paper:audit_tree -- "$member_results"
 [[ $rc -eq 0 ]] || { tail -20 "$work/audit.log" >&2; fail "//paper:audit_tree on the member's results exited $rc"; }
 echo "the member's results pass //paper:audit_tree: $(tail -1 "$work/audit.log")"
 
-# 6. The rebuilder.
+# 6. The rebuilder. Its output base already exists, made by someone else
+# (a stand-in for one that a build fronted by the shared cache filled):
+# without the rebuilder's stamp it must be removed and made anew, and the
+# tools compile from source in the rebuilder's own cache.
+mkdir -p "$work/ob_verify"
+echo "not the rebuilder's" >"$work/ob_verify/foreign"
 before=$(cd "$member_results" && find . -type f -exec sha256sum {} + | sort)
 run_member "$work/verify.log" //paper:verify -- --results "$member_results" \
   --stage //stages/sample:quick --stage //stages/train:quick_factored \
-  --output-base "$work/ob_verify" --compile-cache "${OUTER_CACHE_FLAGS[0]#--disk_cache=}"
+  --output-base "$work/ob_verify"
 cat "$work/verify.log" | grep -E '^(verify|equal|DIFFERS|FAILED|STALE)' || true
 [[ $rc -eq 1 ]] || { tail -30 "$work/verify.log" >&2; fail "verify exited $rc, expected 1 (a stage differs)"; }
+grep -q "has no rebuilder's stamp" "$work/verify.log" && [[ ! -e $work/ob_verify/foreign ]] ||
+  fail "verify kept an output base it did not make"
+grep -q "its own compile cache $work/ob_verify.compile_cache" "$work/verify.log" || fail "verify did not compile in its own cache"
 grep -qE "^DIFFERS +${TARGETS[1]}: .*params.h5: recorded $p_var, rebuilt $p_real" "$work/verify.log" ||
   fail "verify did not name params.h5 with both hashes (log above)"
 grep -qE "^equal +${TARGETS[0]}" "$work/verify.log" || fail "verify: the honest ${TARGETS[0]} is not reported equal"
