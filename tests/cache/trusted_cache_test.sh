@@ -126,7 +126,11 @@ code=$(curl_ -o /dev/null -w '%{http_code}' "$base/ac/$key")
 [[ $code == 401 || $code == 403 ]] || fail "anonymous GET with a readers' file: expected 401 or 403, got $code"
 [[ $(curl_ -u "alice:$R_PASS" "$base/ac/$key") == "an action result" ]] || fail "reader's GET: not served"
 rm "$cache/ac/$key"
-echo "curl: anonymous and reader PUTs refused (nothing stored), writer's PUT stored, anonymous GET refused, reader's GET served"
+# Plain HTTP to the TLS port, with a writer's credential: refused, nothing stored.
+code=$(printf 'an action result' | curl -sS -u "ci:$W_PASS" -o /dev/null -w '%{http_code}' -X PUT --data-binary @- "http://127.0.0.1:$port/ac/$key")
+[[ $code == 400 || $code == 497 ]] || fail "plain HTTP PUT to the TLS port: expected 400, got $code"
+[[ ! -e $cache/ac/$key ]] || fail "plain HTTP PUT to the TLS port stored $cache/ac/$key"
+echo "curl: anonymous and reader PUTs refused (nothing stored), writer's PUT stored, anonymous GET refused, reader's GET served, plain HTTP to the TLS port refused"
 
 # Client settings: the credential in a 0600 file that only the credential
 # proxy reads (tools/cache-proxy: TLS to the cache with the given CA);
