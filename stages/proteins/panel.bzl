@@ -8,6 +8,7 @@ paper_panel_<pfam>_cm_attn_nofields_h256_s1
                                     factored attention in the pinned protocol
 paper_panel_<pfam>_<evfold|psicov>  freecontact's baselines
 paper_panel_<pfam>_score            the five scored against the structure
+paper_panel                         the 40 families side by side (proteins_panel)
 
 Every fit is its own action, so a farm runs them side by side. The
 predictors are fixed by claim P6's rule (lib/claims/panel_claim.h).
@@ -88,12 +89,27 @@ def panel_family(name, pfam, chain, couplings = PANEL_COUPLINGS, attention = PAN
         tool = "//stages/proteins:score",
     )
 
-def covariation_panel(name):
-    """Every family's branch, and <name>: the 40 score stages."""
-    for pfam, chain in COVARIATION_FAMILIES.items():
-        panel_family("paper_panel_" + pfam.lower(), pfam, chain)
-    native.filegroup(
+def panel_table(name, families, config):
+    """<name>: the proteins_panel stage over families ({stage prefix: id}:
+    the prefix's prepare stage and its _score)."""
+    inputs = {}
+    for prefix, fid in families.items():
+        inputs[":" + prefix] = "family_" + fid
+        inputs[":%s_score" % prefix] = "score_" + fid
+    stage(
         name = name,
-        srcs = [":paper_panel_%s_score" % pfam.lower() for pfam in COVARIATION_FAMILIES],
-        tags = ["manual"],
+        config = config,
+        inputs = inputs,
+        outs = ["panel.csv", "summary.json"],
+        seed = 0,
+        tool = "//stages/proteins:panel",
     )
+
+def covariation_panel(name):
+    """Every family's branch, and <name>: the table of all 40 (proteins_panel)."""
+    families = {}
+    for pfam, chain in COVARIATION_FAMILIES.items():
+        prefix = "paper_panel_" + pfam.lower()
+        panel_family(prefix, pfam, chain)
+        families[prefix] = pfam.lower()
+    panel_table(name, families, "configs/panel_table.json")

@@ -41,5 +41,21 @@ TEST(PanelQuick, TheQueryMapsOntoItsStructureAndEvfoldFindsContacts) {
   EXPECT_GT(evfold, random + 5.0 * std::sqrt(random * (1.0 - random) / L)) << "random rate " << random;
 }
 
+// The panel's table (proteins_panel) carries the score stage's numbers and
+// the family's size: one row, the same top-L, N_eff / L from the prepare
+// summary.
+TEST(PanelQuick, TheTableCarriesTheScores) {
+  const auto t = read_csv("stages/proteins/quick_panel/panel.csv");
+  const nlohmann::json score = read_json("stages/proteins/quick_panel_pf00542_score/summary.json");
+  const nlohmann::json table = read_json("stages/proteins/quick_panel/summary.json");
+  ASSERT_EQ(t.at("pfam").size(), 1u);
+  EXPECT_EQ(t.at("pfam")[0], 542.0);
+  EXPECT_EQ(t.at("L")[0], score.at("L").get<double>());
+  EXPECT_EQ(t.at("evfold_L")[0], score.at("predictors").at("evfold").at("precision").at("6+").at("L").at("mean").get<double>());
+  EXPECT_NEAR(t.at("n_eff_per_column")[0] * t.at("L")[0], t.at("n_eff")[0], 1e-9 * t.at("n_eff")[0]);
+  EXPECT_GT(t.at("n_eff")[0], 1.0);
+  EXPECT_EQ(table.at("roles").at("evfold").at("median_top_L").get<double>(), t.at("evfold_L")[0]);
+}
+
 }  // namespace
 }  // namespace potts

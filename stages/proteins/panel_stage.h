@@ -1,0 +1,22 @@
+// Stage proteins_panel (paper/spec.md §9.3): the panel's families side by
+// side, one row each, for claim P6 and the panel's figure.
+//
+// Inputs: per family, "family_<id>/summary.json" (its prepare stage) and
+// "score_<id>/summary.json" (its score stage); <id> as pf00013.
+// Config: {"roles": {role: predictor}}: the predictors to tabulate, under
+// the names the table uses (e.g. "attention": "cm_attn_nofields_h256");
+// every family must have every one.
+// Outputs:
+//  * panel.csv: pfam (the number of PFxxxxx), L, sequences, n_eff,
+//    n_eff_per_column (N_eff / L), contacts, random (the random rate of a
+//    pair at |i - j| >= 6), and per role <role>_L, <role>_L2, <role>_L5
+//    (top-L, L/2, L/5 precision at |i - j| >= 6, the mean over its runs);
+//  * summary.json: the families in order, and per role the median top-L.
+#pragma once
+#include "stages/runtime/stage.h"
+
+namespace potts {
+
+void run_proteins_panel(Stage& st);
+
+}  // namespace potts
