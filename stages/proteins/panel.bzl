@@ -14,22 +14,13 @@ Every fit is its own action, so a farm runs them side by side. The
 predictors are fixed by claim P6's rule (lib/claims/panel_claim.h).
 """
 
-load("//stages/proteins:proteins.bzl", "BASELINES", "coupling_runs")
+load("//stages/proteins:proteins.bzl", "BASELINES", "PREPARE_OUTS", "coupling_runs")
 load("//third_party/covariation:families.bzl", "COVARIATION_FAMILIES")
 load("//tools:stage.bzl", "stage")
 load("//tools:sweep.bzl", "config")
 
 PANEL_COUPLINGS = {"plm": [0]}
 PANEL_ATTENTION = {"plm_pad": [0], "attn_nofields_h256": [1]}
-
-PREPARE_OUTS = [
-    "train.h5",
-    "test.h5",
-    "train.aln",
-    "columns.csv",
-    "contacts.csv",
-    "summary.json",
-]
 
 PANEL_SCORE_OUTS = [
     "top_pairs.csv",

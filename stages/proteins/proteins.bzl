@@ -99,6 +99,16 @@ ATTENTION_RUNS = {
     },
 }
 
+# The prepare stage's outputs (prepare_stage.h).
+PREPARE_OUTS = [
+    "train.h5",
+    "test.h5",
+    "train.aln",
+    "columns.csv",
+    "contacts.csv",
+    "summary.json",
+]
+
 COUPLING_OUTS = [
     "params.h5",
     "scores.h5",
@@ -169,14 +179,7 @@ def protein_family(name, config, msa, models, structure = None, config_prefix = 
         name = name,
         config = config,
         inputs = inputs,
-        outs = [
-            "train.h5",
-            "test.h5",
-            "train.aln",
-            "columns.csv",
-            "contacts.csv",
-            "summary.json",
-        ],
+        outs = PREPARE_OUTS,
         seed = 1,
         tool = "//stages/proteins:prepare",
     )
