@@ -79,16 +79,14 @@ TEST(AdamwReference, SameLossesAsPyTorchFor20Steps) {
   expect_final_parameters(fixture, x, p.x0);
 }
 
-TEST(AdamwReference, ObservationAttentionFitSameLossesAsPyTorchFor20Steps) {
-  const auto fixture = read_json("lib/estimators/testdata/adamw_reference_attention.json");
-  const auto p = adamw_reference::make_attention_problem();
-  ASSERT_NO_FATAL_FAILURE(expect_fixture_is_problem(fixture, adamw_reference::to_json(p),
-                                                    {"model", "L", "A", "heads", "head_dim", "lambda", "family_size",
-                                                     "lr", "weight_decay", "betas", "eps", "steps", "sequences",
-                                                     "batches"},
-                                                    p.x0, "attention_potts_start"));
-
-  // The stage's fitter, its start and batches drawn from the same seed.
+// An attention problem fitted by the stage's fitter (its start and batches
+// drawn from the same seed) against its fixture: the fixture describes the
+// problem (`keys`), each step's loss agrees, and so do the final parameters.
+void expect_attention_fit_matches(const char* fixture_path, const adamw_reference::AttentionProblem& p,
+                                  std::initializer_list<const char*> keys) {
+  const auto fixture = read_json(fixture_path);
+  ASSERT_NO_FATAL_FAILURE(
+      expect_fixture_is_problem(fixture, adamw_reference::to_json(p), keys, p.x0, "attention_potts_start"));
   std::vector<double> losses;
   auto options = p.options;
   options.on_step = [&](long, double f) { losses.push_back(f); };
@@ -101,27 +99,22 @@ TEST(AdamwReference, ObservationAttentionFitSameLossesAsPyTorchFor20Steps) {
   expect_final_parameters(fixture, fit.x, p.x0);
 }
 
+TEST(AdamwReference, ObservationAttentionFitSameLossesAsPyTorchFor20Steps) {
+  expect_attention_fit_matches("lib/estimators/testdata/adamw_reference_attention.json",
+                               adamw_reference::make_attention_problem(),
+                               {"model", "L", "A", "heads", "head_dim", "lambda", "family_size", "lr", "weight_decay",
+                                "betas", "eps", "steps", "sequences", "batches"});
+}
+
 // The pinned code's objective (eq. O1s, no fields, full batches), against
 // PyTorch's side written from that code's formula (pinned_attention_loss):
 // the same tolerances (losses of about 300, N / B = 2.5 times a sum over a
 // batch of 16).
 TEST(AdamwReference, PinnedAttentionFitSameLossesAsPyTorchFor20Steps) {
-  const auto fixture = read_json("lib/estimators/testdata/adamw_reference_pinned.json");
-  const auto p = adamw_reference::make_pinned_attention_problem();
-  ASSERT_NO_FATAL_FAILURE(expect_fixture_is_problem(fixture, adamw_reference::to_json(p),
-                                                    {"model", "objective", "fields", "L", "A", "heads", "head_dim",
-                                                     "lambda", "family_size", "lr", "weight_decay", "betas", "eps",
-                                                     "steps", "sequences", "batches"},
-                                                    p.x0, "attention_potts_start"));
-  std::vector<double> losses;
-  auto options = p.options;
-  options.on_step = [&](long, double f) { losses.push_back(f); };
-  const auto fit = fit_attention_potts(p.spec, p.sequences, p.penalty, options, p.seed);
-  const auto torch = fixture.at("torch_losses").get<std::vector<double>>();
-  ASSERT_EQ(losses.size(), torch.size());
-  for (std::size_t t = 0; t < torch.size(); ++t)
-    EXPECT_NEAR(losses[t], torch[t], 1e-10 * std::abs(torch[t])) << "step " << t + 1;
-  expect_final_parameters(fixture, fit.x, p.x0);
+  expect_attention_fit_matches("lib/estimators/testdata/adamw_reference_pinned.json",
+                               adamw_reference::make_pinned_attention_problem(),
+                               {"model", "objective", "fields", "L", "A", "heads", "head_dim", "lambda", "family_size",
+                                "lr", "weight_decay", "betas", "eps", "steps", "sequences", "batches"});
 }
 
 }  // namespace
