@@ -7,10 +7,11 @@ load("//tools:stage.bzl", "stage")
 
 load("//paper:dag.bzl", "FINITE_SIZE_D", "INITIAL_DECAY", "MODELS")
 load("//paper:readings.bzl", "DATA_SETS", "EQUAL_BUDGET_SEEDS", "HEADLINE", "READINGS", "REPLICATES")
+load("//stages/proteins:panel.bzl", "panel_results")
 load("//stages/proteins:proteins.bzl", "ATTENTION_RUNS", "COUPLING_RUNS", "PROTEIN_RUNS", "coupling_key")
 
 # Figures drawn once per scale, and the Potts figures drawn once per reading.
-FIGURES = ["fig3_left", "fig3_decay", "diversity", "diversity_lambda", "proteins_contacts", "proteins_precision"]
+FIGURES = ["fig3_left", "fig3_decay", "diversity", "diversity_lambda", "proteins_contacts", "proteins_precision", "proteins_panel"]
 POTTS_FIGURES = ["fig2a", "fig2b", "fig2c", "fig2d", "fig3_right"]
 
 # Figures of the heads sweep on the real family (paper scale only).
@@ -105,6 +106,8 @@ def paper_stages(scale):
         # read the quick contact map's summary (its caption) instead.
         label = "//stages/figures:" + fig if scale == "paper" else "//stages/figures:quick_proteins_contacts"
         out.append((label, "fig_" + fig, "*"))
+    # The panel of families (claim P6).
+    out += panel_results(scale)
     return out
 
 def paper_targets(scale, collector):

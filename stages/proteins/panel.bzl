@@ -14,7 +14,7 @@ Every fit is its own action, so a farm runs them side by side. The
 predictors are fixed by claim P6's rule (lib/claims/panel_claim.h).
 """
 
-load("//stages/proteins:proteins.bzl", "BASELINES", "PREPARE_OUTS", "coupling_runs")
+load("//stages/proteins:proteins.bzl", "BASELINES", "PREPARE_OUTS", "coupling_key", "coupling_runs")
 load("//third_party/covariation:families.bzl", "COVARIATION_FAMILIES")
 load("//tools:stage.bzl", "stage")
 load("//tools:sweep.bzl", "config")
@@ -104,3 +104,22 @@ def covariation_panel(name):
         panel_family(prefix, pfam, chain)
         families[prefix] = pfam.lower()
     panel_table(name, families, "configs/panel_table.json")
+
+def panel_results(scale):
+    """[(stage label, key in the paper's placeholders or None, files to
+    copy)]: what results/ keeps of the panel. At paper scale: the table, and
+    for every family its columns and contacts, its precisions and each
+    predictor's score matrix (so that proteins/rescore.py can rescore every
+    family from its structure); at quick scale the quick table."""
+    if scale != "paper":
+        return [("//stages/proteins:quick_panel", "panel", "panel.csv,summary.json")]
+    out = [("//stages/proteins:paper_panel", "panel", "panel.csv,summary.json")]
+    runs = list(BASELINES)
+    for table in [PANEL_COUPLINGS, PANEL_ATTENTION]:
+        runs += [coupling_key(run, seed) for run, seeds in table.items() for seed in seeds]
+    for pfam in COVARIATION_FAMILIES:
+        family = "//stages/proteins:paper_panel_" + pfam.lower()
+        out.append((family, None, "summary.json,columns.csv,contacts.csv"))
+        out.append((family + "_score", None, "summary.json,precision.csv"))
+        out += [("%s_%s" % (family, run), None, "summary.json,scores.h5") for run in runs]
+    return out
