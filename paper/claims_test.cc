@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lib/claims/claims.h"
+#include "lib/claims/panel_claim.h"
 #include "lib/core/io.h"
 
 namespace potts {
@@ -32,6 +33,7 @@ const std::map<std::string, std::map<std::string, Verdict>> kStated = {
      {{"1a", H}, {"1b", H}, {"1c", H}, {"2a", U}, {"2b", H}, {"3a", U}, {"3b", H}, {"5a", N}, {"5b", N}, {"5c", N}}},
     {"gaussian", {{"4a", H}, {"4b", H}, {"4c", H}, {"4d", H}}},
     {"proteins", {{"P1", H}, {"P2", H}, {"P3", N}, {"P4", U}, {"P5", U}}},
+    {"panel", {{"P6", PANEL_VERDICT}}},
 };
 
 nlohmann::json load(const std::string& path) { return nlohmann::json::parse(read_text(path)); }
@@ -57,7 +59,7 @@ std::vector<claims::Cell> recompute(const std::string& r, const nlohmann::json& 
 TEST(PaperClaims, EachVerdictIsTheOnePaperMdStates) {
   const nlohmann::json committed = load("results/claims/paper/summary.json");
   for (const auto& [reading, stated] : kStated) {
-    if (reading == "gaussian" || reading == "proteins") continue;
+    if (reading == "gaussian" || reading == "proteins" || reading == "panel") continue;
     const auto cells = recompute(reading, committed);
     ASSERT_EQ(cells.size(), stated.size()) << reading;
     for (const auto& c : cells) {
@@ -127,6 +129,34 @@ TEST(PaperClaims, ProteinClaimsAreTheStatedOnes) {
   }
   for (const auto& h : heads)
     EXPECT_EQ(committed["proteins"][h.cell.id]["smallest_heads"].get<int>(), h.smallest_heads) << h.cell.id;
+}
+
+// Claim P6 over the panel of families, recomputed by its rule from the
+// committed table (results/proteins/paper_panel/panel.csv, the panel stage's
+// top-L precisions); the table itself is checked against the committed
+// score matrices by //proteins:panel_rescore_test.
+TEST(PaperClaims, PanelClaimIsTheStatedOne) {
+  const nlohmann::json committed = load("results/claims/paper/summary.json");
+  ASSERT_TRUE(committed.at("proteins").contains("P6")) << "the committed claims ran without claim P6";
+  const nlohmann::json& p6 = committed.at("proteins").at("P6");
+  const auto t = read_csv("results/proteins/paper_panel/panel.csv");
+  std::vector<claims::PanelFamily> families;
+  for (std::size_t i = 0; i < t.at("pfam").size(); ++i)
+    families.push_back({std::to_string(int(t.at("pfam")[i])), t.at("attention_L")[i], t.at("plm_L")[i],
+                        t.at("weighted_plm_L")[i], t.at("evfold_L")[i]});
+  EXPECT_EQ(families.size(), 40u) << "the panel is the covariation benchmark's 40 families";
+  claims::PanelKeys keys;
+  keys.statement = p6.at("statement").get<std::string>();
+  keys.observed_gap = p6.at("panel").at("observed_gap").get<double>();
+  keys.seed = p6.at("panel").at("seed").get<std::uint64_t>();
+  nlohmann::json detail;
+  const claims::Cell c =
+      claims::panel_claim(families, committed.at("protein_parity_margin").get<double>(), keys, &detail);
+  std::printf("panel P6 %-14s %s\n", claims::to_string(c.verdict), c.number.c_str());
+  EXPECT_EQ(c.verdict, kStated.at("panel").at("P6")) << c.number;
+  EXPECT_EQ(p6.at("verdict").get<std::string>(), claims::to_string(c.verdict));
+  EXPECT_EQ(p6.at("number").get<std::string>(), c.number) << "the committed P6 is not its table's";
+  EXPECT_EQ(p6.at("panel"), detail);
 }
 
 // Figure 2d's a = 0 point is factored attention: for every seed, the

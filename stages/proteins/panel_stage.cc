@@ -1,11 +1,13 @@
 #include "stages/proteins/panel_stage.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "lib/core/io.h"
+#include "lib/core/rank.h"
 
 namespace potts {
 
@@ -25,6 +27,66 @@ double median(std::vector<double> x) {
   return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
 }
 
+// The descriptive comparison of two roles ("difference": {"of", "minus",
+// "by"}): d_f = top-L(of) − top-L(minus) against a column of the table.
+struct DifferenceKeys {
+  std::string of, minus, by;
+};
+
+const char* kUndefined = "n/a: fewer than 3 families or a constant series";
+
+std::string pfam_name(double number) {
+  char id[16];
+  std::snprintf(id, sizeof id, "PF%05d", int(number));
+  return id;
+}
+
+// Its median, the extremes, the medians of the lower and upper halves of
+// the families by `by` (the middle family of an odd count in neither), and
+// Spearman's rho of d_f with `by` (lib/core/rank.h); "n/a" where undefined.
+nlohmann::json difference(const std::map<std::string, std::vector<double>>& t, const DifferenceKeys& k) {
+  const auto &a = t.at(k.of + "_L"), &b = t.at(k.minus + "_L"), &by = t.at(k.by), &pfam = t.at("pfam");
+  std::vector<double> d(a.size());
+  for (std::size_t i = 0; i < d.size(); ++i) d[i] = a[i] - b[i];
+  nlohmann::json s = {{"of", k.of}, {"minus", k.minus}, {"by", k.by}, {"median", median(d)}};
+  const auto lo = std::min_element(d.begin(), d.end()) - d.begin(), hi = std::max_element(d.begin(), d.end()) - d.begin();
+  s["smallest"] = {{"pfam", pfam_name(pfam[lo])}, {"d", d[lo]}, {k.by, by[lo]}};
+  s["largest"] = {{"pfam", pfam_name(pfam[hi])}, {"d", d[hi]}, {k.by, by[hi]}};
+  s["ahead"] = std::count_if(d.begin(), d.end(), [](double v) { return v > 0.0; });
+  s["behind"] = std::count_if(d.begin(), d.end(), [](double v) { return v < 0.0; });
+  std::vector<std::size_t> order(d.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return by[x] < by[y]; });
+  const std::size_t half = d.size() / 2;
+  std::vector<double> lower, upper;
+  for (std::size_t r = 0; r < half; ++r) {
+    lower.push_back(d[order[r]]);
+    upper.push_back(d[order[d.size() - 1 - r]]);
+  }
+  s["split"] = median(by);
+  s["lower_half_median"] = half ? nlohmann::json(median(lower)) : nlohmann::json(kUndefined);
+  s["upper_half_median"] = half ? nlohmann::json(median(upper)) : nlohmann::json(kUndefined);
+  s["spearman_rho"] = s["spearman_p"] = kUndefined;
+  const bool constant = std::all_of(d.begin(), d.end(), [&](double v) { return v == d[0]; }) ||
+                        std::all_of(by.begin(), by.end(), [&](double v) { return v == by[0]; });
+  if (d.size() >= 3 && !constant) {
+    const RankCorrelation c = spearman(by, d);
+    s["spearman_rho"] = c.rho;
+    s["spearman_p"] = c.p_two_sided;
+  }
+  return s;
+}
+
+std::vector<std::string> family_ids(const Stage& st) {
+  std::vector<std::string> ids;
+  for (const auto& [key, path] : st.inputs())
+    if (key.rfind("score_", 0) == 0 && key.size() > 19 && key.substr(key.size() - 13) == "/summary.json")
+      ids.push_back(key.substr(6, key.size() - 6 - 13));
+  if (ids.empty()) throw StageError("no input 'score_<id>/summary.json': the panel needs its families' scores");
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
 }  // namespace
 
 void run_proteins_panel(Stage& st) {
@@ -33,21 +95,21 @@ void run_proteins_panel(Stage& st) {
   std::vector<std::pair<std::string, std::string>> roles;
   for (const auto& [role, _] : roles_cfg.json().items()) roles.push_back({role, roles_cfg.string(role)});
   roles_cfg.finish();
+  Config dc = cfg.section("difference");
+  const DifferenceKeys dk{dc.string("of"), dc.string("minus"), dc.choice("by", {"n_eff_per_column", "n_eff", "L"})};
+  dc.finish();
   cfg.finish();
   if (roles.empty()) throw StageError(cfg.origin() + ": roles: expected at least one {role: predictor}");
+  for (const auto& role : {dk.of, dk.minus})
+    if (std::none_of(roles.begin(), roles.end(), [&](const auto& r) { return r.first == role; }))
+      throw StageError(cfg.origin() + ": difference: '" + role + "' is not one of the roles");
 
-  std::vector<std::string> ids;
-  for (const auto& [key, path] : st.inputs())
-    if (key.rfind("score_", 0) == 0 && key.size() > 19 && key.substr(key.size() - 13) == "/summary.json")
-      ids.push_back(key.substr(6, key.size() - 6 - 13));
-  if (ids.empty()) throw StageError("no input 'score_<id>/summary.json': the panel needs its families' scores");
-  std::sort(ids.begin(), ids.end());
-
+  const std::vector<std::string> ids = family_ids(st);
   std::vector<std::string> columns = {"pfam", "L", "sequences", "n_eff", "n_eff_per_column", "contacts", "random"};
   for (const auto& [role, _] : roles)
     for (const char* k : {"_L", "_L2", "_L5"}) columns.push_back(role + k);
   CsvTable table(columns);
-  std::map<std::string, std::vector<double>> top_l;
+  std::map<std::string, std::vector<double>> by_column;
   nlohmann::json families = nlohmann::json::array();
   for (const auto& id : ids) {
     const std::string fpath = st.input("family_" + id + "/summary.json");
@@ -59,10 +121,9 @@ void run_proteins_panel(Stage& st) {
     std::vector<double> row = {std::stod(id.substr(2)), L, fam.at("sequences").get<double>(),
                                fam.at("n_eff").get<double>(), fam.at("n_eff").get<double>() / L,
                                score.at("contacts").get<double>(), score.at("random_precision_6+").get<double>()};
-    for (const auto& [role, predictor] : roles) {
+    for (const auto& [role, predictor] : roles)
       for (const char* k : {"L", "L/2", "L/5"}) row.push_back(precision(score, predictor, k, spath));
-      top_l[role].push_back(row[row.size() - 3]);
-    }
+    for (std::size_t c = 0; c < columns.size(); ++c) by_column[columns[c]].push_back(row[c]);
     table.row(row);
     families.push_back(id);
   }
@@ -71,7 +132,8 @@ void run_proteins_panel(Stage& st) {
   s["families"] = families;
   s["count"] = ids.size();
   for (const auto& [role, predictor] : roles)
-    s["roles"][role] = {{"predictor", predictor}, {"median_top_L", median(top_l[role])}};
+    s["roles"][role] = {{"predictor", predictor}, {"median_top_L", median(by_column.at(role + "_L"))}};
+  s["difference"] = difference(by_column, dk);
   st.write_summary(s);
 }
 
