@@ -106,12 +106,12 @@ std::vector<std::vector<double>> perturb_seeds(const nlohmann::json& perturb) {
 
 }  // namespace
 
-std::vector<Cell> training_claims(const std::vector<DataSet>& sets, const Thresholds& th) {
-  if (sets.empty()) throw StageError("claims: no data set");
-  std::vector<Cell> out;
-  auto crit_of = [](const Estimate& e) { return t_critical(e.dof, kLevel); };
+namespace {
 
-  // Claim 1 (figure 2a): gaps ε − ε* of the best restarts.
+double crit_of(const Estimate& e) { return t_critical(e.dof, kLevel); }
+
+// Claim 1 (figure 2a): 1a-1c from the gaps ε − ε* of the best restarts.
+void claim1_cells(const std::vector<DataSet>& sets, std::vector<Cell>& out) {
   auto gap_diff = [&](const std::string& a, const std::string& b) {
     return across(
         sets, [&](const DataSet& ds) {
@@ -165,7 +165,10 @@ std::vector<Cell> training_claims(const std::vector<DataSet>& sets, const Thresh
                             fmt("d = (ε−ε*) vanilla 1 − vanilla 3 = %.4f ± %.4f nats", e.value, e.se), kCompareRule));
   }
 
-  // Claim 2 (figures 2b, 2c).
+}
+
+// Claim 2 (figures 2b, 2c): 2a, 2b.
+void claim2_cells(const std::vector<DataSet>& sets, const Thresholds& th, std::vector<Cell>& out) {
   {
     const Estimate e = across(
         sets, [&](const DataSet& ds) {
@@ -200,7 +203,10 @@ std::vector<Cell> training_claims(const std::vector<DataSet>& sets, const Thresh
                             kCompareRule + "; r: Pearson correlation of the symmetrised map's magnitude with ∣J_ij∣, i < j"));
   }
 
-  // Claim 3 (figure 2d): best restart at each a.
+}
+
+// Claim 3 (figure 2d): 3a, 3b from the best restart at each a.
+void claim3_cells(const std::vector<DataSet>& sets, std::vector<Cell>& out) {
   for (const auto& d : sets)
     if (json_number(d.perturb.at("points").at(0), "a", kCtx) != 0.0)
       throw StageError("claims: the perturb sweep of " + d.name + " does not start at a = 0");
@@ -248,6 +254,16 @@ std::vector<Cell> training_claims(const std::vector<DataSet>& sets, const Thresh
     out.push_back(make_cell("3b", statement, e, comparison(e.value, e.se, crit_of(e)),
                             fmt("d = ε(a_max) − ε(0) = %.4f ± %.4f nats", e.value, e.se), kCompareRule));
   }
+}
+
+}  // namespace
+
+std::vector<Cell> training_claims(const std::vector<DataSet>& sets, const Thresholds& th) {
+  if (sets.empty()) throw StageError("claims: no data set");
+  std::vector<Cell> out;
+  claim1_cells(sets, out);
+  claim2_cells(sets, th, out);
+  claim3_cells(sets, out);
   return out;
 }
 
@@ -386,107 +402,115 @@ std::vector<Cell> sample_complexity_claims(const nlohmann::json& potts,
   return out;
 }
 
+namespace {
+
+// 4a: the extrapolated deviation c of every fit (ε_g at every α; m below
+// α = 1, where it varies; above, m = ρ exactly, see 4b).
+Cell claim4a(const nlohmann::json& finite_size) {
+  std::vector<const nlohmann::json*> fits;
+  for (const auto& f : finite_size.at("fits"))
+    if (f.at("statistic") == "eps_g" || json_number(f, "alpha", kCtx) < 1.0) fits.push_back(&f);
+  if (fits.empty()) throw StageError("claims: the finite-size study has no fits");
+  const double z = t_critical(0, kLevel / (2.0 * double(fits.size())));  // two-sided, Bonferroni
+  double worst_z = 0, worst_c = 0, worst_se = 0, worst_bound = 0, worst_alpha = 0;
+  std::string worst_stat;
+  bool all_zero = true, all_small = true;
+  for (const auto* f : fits) {
+    const double c = json_number(*f, "c", kCtx), s = json_number(*f, "c_se", kCtx);
+    const double zz = s > 0 ? std::abs(c) / s : (c == 0 ? 0 : INFINITY);
+    all_zero = all_zero && zz < z;
+    all_small = all_small && std::abs(c) + 2 * s < 0.05;
+    worst_bound = std::max(worst_bound, std::abs(c) + 2 * s);
+    if (zz >= worst_z) worst_z = zz, worst_c = c, worst_se = s, worst_alpha = json_number(*f, "alpha", kCtx),
+                       worst_stat = f->at("statistic").get<std::string>();
+  }
+  std::string sizes;
+  for (const auto& sz : finite_size.at("sizes"))
+    sizes += (sizes.empty() ? "" : ", ") + format_number(json_number(sz, "D", kCtx), 6);
+  Estimate e{worst_c, worst_se, 0, "bootstrap over realisations at D = " + sizes + " (finite-size fit in 1/D)"};
+  char buf[300];
+  std::snprintf(buf, sizeof buf,
+                "%zu fits; largest ∣c∣/s.e. = %.2f (%s at α = %g: c = %.4f ± %.4f); largest ∣c∣ + 2 s.e. = %.3f",
+                fits.size(), worst_z, worst_stat.c_str(), worst_alpha, worst_c, worst_se, worst_bound);
+  const Verdict v = !all_zero ? Verdict::kDoesNotHold : all_small ? Verdict::kHolds : Verdict::kUndecided;
+  char rule[300];
+  std::snprintf(rule, sizeof rule,
+                "holds if every extrapolated relative deviation c has ∣c∣ < %.2f s.e. (two-sided 5 %%, Bonferroni) "
+                "and ∣c∣ + 2 s.e. < 0.05; does not hold if any ∣c∣ exceeds %.2f s.e.",
+                z, z);
+  return make_cell("4a", "simulation agrees with the replica theory (ε_g and m) once the 1/D finite-size shift is removed",
+                   e, v, buf, rule);
+}
+
+// 4b: the simulator against the exact finite-D moments of least squares.
+Cell claim4b(const nlohmann::json& finite_size) {
+  const auto& sizes = finite_size.at("sizes");
+  double worst_z = 0, worst_m = 0;
+  int checks = 0;
+  for (const auto& sz : sizes) {
+    worst_z = std::max(worst_z, json_number(sz, "max_abs_z_eps_vs_exact", kCtx));
+    worst_m = std::max(worst_m, json_number(sz, "max_rel_m_vs_exact", kCtx));
+    ++checks;
+  }
+  int above = 0;
+  for (const auto& f : finite_size.at("fits"))
+    if (f.at("statistic") == "eps_g" && json_number(f, "alpha", kCtx) > 1.0) ++above;
+  const double z = t_critical(0, kLevel / (2.0 * double(std::max(1, above * checks))));
+  Estimate e{worst_z, 0, 0, "realisations per size"};
+  return make_cell(
+      "4b", "the simulation reproduces the exact finite-D moments of least squares (α > 1)", e,
+      (worst_z < z && worst_m < 1e-3) ? Verdict::kHolds : Verdict::kDoesNotHold,
+      fmt3("largest ∣z∣ of ε_g against σ²(1 + D/(n − D − 1)) = %.2f over %g sizes; largest ∣m/ρ − 1∣ = %.1e", worst_z,
+           double(checks), worst_m),
+      fmt("holds if every ∣z∣ < %.2f (two-sided 5 %%, Bonferroni over the %g checks) and ∣m/ρ − 1∣ < 1e-3 (the bias "
+          "of λ = 1e-4)",
+          z, double(above * checks)));
+}
+
+// 4c: theory and simulation peak at α = 1 on the grid.
+Cell claim4c(const nlohmann::json& replica, const nlohmann::json& simulation) {
+  Cell a;
+  a.id = "4c";
+  a.statement = "theory and simulation both peak at α = 1";
+  a.value = json_number(simulation, "peak_alpha", kCtx);
+  a.verdict = json_number(replica, "peak_alpha", kCtx) == 1.0 && a.value == 1.0 ? Verdict::kHolds
+                                                                                : Verdict::kDoesNotHold;
+  a.number = fmt3("peak α on the grid (D = %g): theory %g, simulation %g", json_number(simulation, "D", kCtx),
+                  json_number(replica, "peak_alpha", kCtx), a.value);
+  a.basis = "grid maximum";
+  a.rule = "holds if both maxima sit at the grid point α = 1";
+  return a;
+}
+
+// 4d: the simulated tail's slope against the theory's (bootstrap s.e.
+// over realisations, two-sided 5 %), and the theory's against the α⁻¹
+// law: for λ → 0 the theory is σ²/(α − 1) above σ², whose log-log slope
+// over α = 8-100 is −1.04, not −1; 0.1 bounds that curvature.
+Cell claim4d(const nlohmann::json& replica, const nlohmann::json& simulation) {
+  Cell b;
+  b.id = "4d";
+  b.statement = "the tail decays as α⁻¹";
+  b.value = json_number(simulation, "tail_slope_8_100", kCtx);
+  b.se = json_number(simulation, "tail_slope_8_100_se", kCtx);
+  // The theory's slope on the simulation's α points (the curve is curved
+  // in log-log, so slopes over different points differ).
+  const double th = json_number(replica, "tail_slope_8_100_on_simulation_grid", kCtx);
+  const double z = t_critical(0, kLevel / 2);
+  b.verdict = (std::fabs(b.value - th) < z * b.se && std::fabs(th + 1.0) < 0.1) ? Verdict::kHolds
+                                                                              : Verdict::kDoesNotHold;
+  b.number = fmt3("log-log slope of ε_g − σ² over the simulation's α = 8-100: simulation %.3f ± %.3f, theory %.3f",
+                  b.value, b.se, th);
+  b.basis = "bootstrap over realisations";
+  b.rule = "holds if the simulated slope agrees with the theory's (two-sided 5 %, z = 1.96) and the theory's lies "
+           "within 0.1 of −1 (the curvature of σ²/(α − 1) over this range)";
+  return b;
+}
+
+}  // namespace
+
 std::vector<Cell> gaussian_claims(const nlohmann::json& replica, const nlohmann::json& simulation,
                                   const nlohmann::json& finite_size) {
-  std::vector<Cell> out;
-  {
-    // 4a: the extrapolated deviation c of every fit (ε_g at every α; m
-    // below α = 1, where it varies; above, m = ρ exactly, see 4b).
-    std::vector<const nlohmann::json*> fits;
-    for (const auto& f : finite_size.at("fits"))
-      if (f.at("statistic") == "eps_g" || json_number(f, "alpha", kCtx) < 1.0) fits.push_back(&f);
-    if (fits.empty()) throw StageError("claims: the finite-size study has no fits");
-    const double z = t_critical(0, kLevel / (2.0 * double(fits.size())));  // two-sided, Bonferroni
-    double worst_z = 0, worst_c = 0, worst_se = 0, worst_bound = 0, worst_alpha = 0;
-    std::string worst_stat;
-    bool all_zero = true, all_small = true;
-    for (const auto* f : fits) {
-      const double c = json_number(*f, "c", kCtx), s = json_number(*f, "c_se", kCtx);
-      const double zz = s > 0 ? std::abs(c) / s : (c == 0 ? 0 : INFINITY);
-      all_zero = all_zero && zz < z;
-      all_small = all_small && std::abs(c) + 2 * s < 0.05;
-      worst_bound = std::max(worst_bound, std::abs(c) + 2 * s);
-      if (zz >= worst_z) worst_z = zz, worst_c = c, worst_se = s, worst_alpha = json_number(*f, "alpha", kCtx),
-                         worst_stat = f->at("statistic").get<std::string>();
-    }
-    std::string sizes;
-    for (const auto& sz : finite_size.at("sizes"))
-      sizes += (sizes.empty() ? "" : ", ") + format_number(json_number(sz, "D", kCtx), 6);
-    Estimate e{worst_c, worst_se, 0, "bootstrap over realisations at D = " + sizes + " (finite-size fit in 1/D)"};
-    char buf[300];
-    std::snprintf(buf, sizeof buf,
-                  "%zu fits; largest ∣c∣/s.e. = %.2f (%s at α = %g: c = %.4f ± %.4f); largest ∣c∣ + 2 s.e. = %.3f",
-                  fits.size(), worst_z, worst_stat.c_str(), worst_alpha, worst_c, worst_se, worst_bound);
-    const Verdict v = !all_zero ? Verdict::kDoesNotHold : all_small ? Verdict::kHolds : Verdict::kUndecided;
-    char rule[300];
-    std::snprintf(rule, sizeof rule,
-                  "holds if every extrapolated relative deviation c has ∣c∣ < %.2f s.e. (two-sided 5 %%, Bonferroni) "
-                  "and ∣c∣ + 2 s.e. < 0.05; does not hold if any ∣c∣ exceeds %.2f s.e.",
-                  z, z);
-    out.push_back(make_cell("4a", "simulation agrees with the replica theory (ε_g and m) once the 1/D finite-size shift is removed",
-                            e, v, buf, rule));
-  }
-  {
-    // 4b: the simulator against the exact finite-D moments of least squares.
-    const auto& sizes = finite_size.at("sizes");
-    double worst_z = 0, worst_m = 0;
-    int checks = 0;
-    for (const auto& sz : sizes) {
-      worst_z = std::max(worst_z, json_number(sz, "max_abs_z_eps_vs_exact", kCtx));
-      worst_m = std::max(worst_m, json_number(sz, "max_rel_m_vs_exact", kCtx));
-      ++checks;
-    }
-    int above = 0;
-    for (const auto& f : finite_size.at("fits"))
-      if (f.at("statistic") == "eps_g" && json_number(f, "alpha", kCtx) > 1.0) ++above;
-    const double z = t_critical(0, kLevel / (2.0 * double(std::max(1, above * checks))));
-    Estimate e{worst_z, 0, 0, "realisations per size"};
-    out.push_back(make_cell(
-        "4b", "the simulation reproduces the exact finite-D moments of least squares (α > 1)", e,
-        (worst_z < z && worst_m < 1e-3) ? Verdict::kHolds : Verdict::kDoesNotHold,
-        fmt3("largest ∣z∣ of ε_g against σ²(1 + D/(n − D − 1)) = %.2f over %g sizes; largest ∣m/ρ − 1∣ = %.1e", worst_z,
-             double(checks), worst_m),
-        fmt("holds if every ∣z∣ < %.2f (two-sided 5 %%, Bonferroni over the %g checks) and ∣m/ρ − 1∣ < 1e-3 (the bias "
-            "of λ = 1e-4)",
-            z, double(above * checks))));
-  }
-  {
-    Cell a;
-    a.id = "4c";
-    a.statement = "theory and simulation both peak at α = 1";
-    a.value = json_number(simulation, "peak_alpha", kCtx);
-    a.verdict = json_number(replica, "peak_alpha", kCtx) == 1.0 && a.value == 1.0 ? Verdict::kHolds
-                                                                                  : Verdict::kDoesNotHold;
-    a.number = fmt3("peak α on the grid (D = %g): theory %g, simulation %g", json_number(simulation, "D", kCtx),
-                    json_number(replica, "peak_alpha", kCtx), a.value);
-    a.basis = "grid maximum";
-    a.rule = "holds if both maxima sit at the grid point α = 1";
-    out.push_back(a);
-  }
-  {
-    // 4d: the simulated tail's slope against the theory's (bootstrap s.e.
-    // over realisations, two-sided 5 %), and the theory's against the α⁻¹
-    // law: for λ → 0 the theory is σ²/(α − 1) above σ², whose log-log
-    // slope over α = 8-100 is −1.04, not −1; 0.1 bounds that curvature.
-    Cell b;
-    b.id = "4d";
-    b.statement = "the tail decays as α⁻¹";
-    b.value = json_number(simulation, "tail_slope_8_100", kCtx);
-    b.se = json_number(simulation, "tail_slope_8_100_se", kCtx);
-    // The theory's slope on the simulation's α points (the curve is curved
-    // in log-log, so slopes over different points differ).
-    const double th = json_number(replica, "tail_slope_8_100_on_simulation_grid", kCtx);
-    const double z = t_critical(0, kLevel / 2);
-    b.verdict = (std::fabs(b.value - th) < z * b.se && std::fabs(th + 1.0) < 0.1) ? Verdict::kHolds
-                                                                                : Verdict::kDoesNotHold;
-    b.number = fmt3("log-log slope of ε_g − σ² over the simulation's α = 8-100: simulation %.3f ± %.3f, theory %.3f",
-                    b.value, b.se, th);
-    b.basis = "bootstrap over realisations";
-    b.rule = "holds if the simulated slope agrees with the theory's (two-sided 5 %, z = 1.96) and the theory's lies "
-             "within 0.1 of −1 (the curvature of σ²/(α − 1) over this range)";
-    out.push_back(b);
-  }
-  return out;
+  return {claim4a(finite_size), claim4b(finite_size), claim4c(replica, simulation), claim4d(replica, simulation)};
 }
 
 nlohmann::json to_json(const Cell& c) {
