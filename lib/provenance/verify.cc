@@ -140,6 +140,14 @@ class Verifier {
   void resolve(const std::string& target, std::vector<std::string>& order, std::set<std::string>& seen);
   std::string input_source(const std::string& target, const std::string& key);
   Outcome run_stage(const std::string& target, std::size_t index);
+  // run()'s steps, in order.
+  bool audited();
+  void load_records();
+  std::vector<std::string> choose(std::string& rule);
+  void report_choice(const std::vector<std::string>& chosen, const std::string& rule);
+  double build_tools(const std::vector<std::string>& order);
+  int run_in_order(const std::vector<std::string>& order, const std::vector<std::string>& chosen, double build_seconds,
+                   std::chrono::steady_clock::time_point t_start);
 
   VerifyOptions o_;
   std::map<std::string, StageRecord> recs_;
@@ -296,71 +304,68 @@ Outcome Verifier::run_stage(const std::string& target, std::size_t index) {
   return out;
 }
 
-int Verifier::run() {
-  const auto t_start = std::chrono::steady_clock::now();
-  // A results tree whose files, manifest and records disagree is refused
-  // before anything runs, each disagreement named (the record's hashes, which
-  // the rebuilt outputs are compared with, are only as good as this check).
-  if (auto problems = audit_results(o_.results); !problems.empty()) {
-    std::printf("verify: %s fails its audit (%zu problems); nothing was rebuilt:\n", o_.results.c_str(),
-                problems.size());
-    for (std::size_t k = 0; k < problems.size() && k < 10; ++k) std::printf("DIFFERS  %s\n", problems[k].c_str());
-    return 1;
-  }
+// A results tree whose files, manifest and records disagree is refused
+// before anything runs, each disagreement named (the record's hashes, which
+// the rebuilt outputs are compared with, are only as good as this check).
+bool Verifier::audited() {
+  const auto problems = audit_results(o_.results);
+  if (problems.empty()) return true;
+  std::printf("verify: %s fails its audit (%zu problems); nothing was rebuilt:\n", o_.results.c_str(),
+              problems.size());
+  for (std::size_t k = 0; k < problems.size() && k < 10; ++k) std::printf("DIFFERS  %s\n", problems[k].c_str());
+  return false;
+}
+
+// The stage records, the results' files by SHA-256, and each recorded
+// output path's producer.
+void Verifier::load_records() {
   recs_ = stage_records(o_.results);
   const auto manifest = read_json(o_.results + "/MANIFEST.json");
   for (const auto& [rel, m] : manifest["files"].items())
     if (m.contains("sha256")) results_by_sha_[m["sha256"].get<std::string>()] = o_.results + "/" + rel;
   for (const auto& [t, s] : recs_)
     for (const auto& [k, v] : s.record["outputs"].items()) producer_[v.at("path").get<std::string>()] = t;
+}
 
-  // The selection.
-  std::vector<std::string> chosen;
-  std::string rule;
-  std::vector<std::string> all;
+// The stages to verify (--all, --sample with its seed, or --stage), and the
+// rule that chose them.
+std::vector<std::string> Verifier::choose(std::string& rule) {
+  std::vector<std::string> chosen, all;
   for (const auto& [t, s] : recs_) all.push_back(t);
   if (o_.all) {
-    chosen = all;
     rule = "--all";
-  } else if (o_.sample >= 0) {
-    chosen = sample_targets(all, static_cast<std::size_t>(o_.sample), o_.seed);
+    return all;
+  }
+  if (o_.sample >= 0) {
     rule = "--sample " + std::to_string(o_.sample) + " --seed " + std::to_string(o_.seed) +
            " (SplitMix64 Fisher-Yates over the sorted targets)";
-  } else {
-    for (const auto& name : o_.stages) {
-      std::string found;
-      for (const auto& [t, s] : recs_)
-        if (t == name || s.record_rel == "provenance/" + name + ".json" || s.record_rel == name) found = t;
-      if (found.empty()) throw error("--stage " + name + ": no such stage in " + o_.results + "/MANIFEST.json");
-      chosen.push_back(found);
-    }
-    rule = "--stage";
+    return sample_targets(all, static_cast<std::size_t>(o_.sample), o_.seed);
   }
+  for (const auto& name : o_.stages) {
+    std::string found;
+    for (const auto& [t, s] : recs_)
+      if (t == name || s.record_rel == "provenance/" + name + ".json" || s.record_rel == name) found = t;
+    if (found.empty()) throw error("--stage " + name + ": no such stage in " + o_.results + "/MANIFEST.json");
+    chosen.push_back(found);
+  }
+  rule = "--stage";
+  return chosen;
+}
+
+void Verifier::report_choice(const std::vector<std::string>& chosen, const std::string& rule) {
   double chosen_cost = 0, total_cost = 0;
   for (const auto& t : chosen) chosen_cost += recorded_core_seconds(recs_[t].record);
   for (const auto& [t, s] : recs_) total_cost += recorded_core_seconds(s.record);
+  std::string listed;
+  for (const auto& t : chosen) listed += (listed.empty() ? "" : " ") + t;
   std::printf("verify: %zu of %zu stages of %s (%s): %s\n", chosen.size(), recs_.size(), o_.results.c_str(),
-              rule.c_str(), chosen.size() <= 12 ? [&] {
-                std::string s;
-                for (const auto& t : chosen) s += (s.empty() ? "" : " ") + t;
-                return s;
-              }().c_str() : "(listed below)");
+              rule.c_str(), chosen.size() <= 12 ? listed.c_str() : "(listed below)");
   std::printf("verify: their records took %.1f core-s of the whole DAG's %.1f\n", chosen_cost, total_cost);
-  if (o_.plan_only) {
-    for (const auto& t : chosen) std::printf("chosen   %s: recorded %.1f core-s\n", t.c_str(), recorded_core_seconds(recs_[t].record));
-    return 0;
-  }
+}
 
-  // Upstream stages that must run first, then the tools, configs and the
-  // tree's Stage actions.
-  std::vector<std::string> order;
-  std::set<std::string> seen;
-  for (const auto& t : chosen) resolve(t, order, seen);
-  if (o_.with_inputs)
-    std::printf("verify: --with-inputs: every upstream stage is rebuilt too (%zu stages in all)\n", order.size());
-  else
-    std::printf("verify: upstream inputs that results/ or the tree hold with their recorded SHA-256 are accepted by "
-                "hash, not rebuilt (--with-inputs rebuilds them)\n");
+// Builds the stages' tools and configurations in verify's own output base,
+// and reads the tree's Stage command of each target; returns its seconds.
+double Verifier::build_tools(const std::vector<std::string>& order) {
   std::string set;
   for (const auto& t : order) set += (set.empty() ? "" : " ") + t;
   std::set<std::string> labels;
@@ -383,9 +388,13 @@ int Verifier::run() {
   for (const auto& t : q.value("targets", nlohmann::json::array())) label_of[t.value("id", 0L)] = t.value("label", "");
   for (const auto& act : q.value("actions", nlohmann::json::array()))
     argv_[label_of[act.value("targetId", 0L)]] = act.value("arguments", std::vector<std::string>{});
-  const double build_seconds = seconds_since(t_build);
+  return seconds_since(t_build);
+}
 
-  // Stages, upstream first; one line each.
+// Stages, upstream first, one line each; the exit code: 1 if any differs or
+// failed, 3 if any is stale, else 0.
+int Verifier::run_in_order(const std::vector<std::string>& order, const std::vector<std::string>& chosen,
+                           double build_seconds, std::chrono::steady_clock::time_point t_start) {
   int differs = 0, stale = 0;
   double core = 0, wall = 0;
   const std::set<std::string> wanted(chosen.begin(), chosen.end());
@@ -409,6 +418,30 @@ int Verifier::run() {
               "%.1f s building tools, %.1f s in all\n",
               order.size(), differs, stale, core, wall, build_seconds, seconds_since(t_start));
   return differs ? 1 : stale ? 3 : 0;
+}
+
+int Verifier::run() {
+  const auto t_start = std::chrono::steady_clock::now();
+  if (!audited()) return 1;
+  load_records();
+  std::string rule;
+  const std::vector<std::string> chosen = choose(rule);
+  report_choice(chosen, rule);
+  if (o_.plan_only) {
+    for (const auto& t : chosen) std::printf("chosen   %s: recorded %.1f core-s\n", t.c_str(), recorded_core_seconds(recs_[t].record));
+    return 0;
+  }
+  // Upstream stages that must run first.
+  std::vector<std::string> order;
+  std::set<std::string> seen;
+  for (const auto& t : chosen) resolve(t, order, seen);
+  if (o_.with_inputs)
+    std::printf("verify: --with-inputs: every upstream stage is rebuilt too (%zu stages in all)\n", order.size());
+  else
+    std::printf("verify: upstream inputs that results/ or the tree hold with their recorded SHA-256 are accepted by "
+                "hash, not rebuilt (--with-inputs rebuilds them)\n");
+  const double build_seconds = build_tools(order);
+  return run_in_order(order, chosen, build_seconds, t_start);
 }
 
 }  // namespace
