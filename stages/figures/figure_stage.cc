@@ -270,6 +270,40 @@ Series read_series(const Stage& st, Config c) {
   return s;
 }
 
+// One series' block of the .dat file (x y err n lo hi per point, minus
+// `subtract`; points at or below zero dropped when positive_only) and its
+// summary: the last point and the extremes (e.g. where a curve peaks).
+struct SeriesBlock {
+  std::string text;
+  nlohmann::json info;
+  std::size_t count = 0;
+};
+
+SeriesBlock series_block(const Series& s, std::size_t i, const std::string& name, double subtract,
+                         bool positive_only) {
+  SeriesBlock b;
+  std::ostringstream block;
+  block << "# series " << i << ": " << s.title << "\n# x y err n lo hi\n";
+  b.info = {{"name", name}, {"title", s.title}, {"points", 0}};
+  auto point = [&](std::size_t k, double y) {
+    return nlohmann::json{{"x", s.x[k]}, {"y", y}, {"err", s.err[k]}, {"n", s.n[k]}};
+  };
+  for (std::size_t k = 0; k < s.x.size(); ++k) {
+    const double y = s.y[k] - subtract;
+    if (positive_only && !(y > 0)) continue;  // log axis: drop points at or below zero
+    block << fmt(s.x[k]) << " " << fmt(y) << " " << fmt(s.err[k]) << " " << fmt(s.n[k]) << " "
+          << fmt(s.lo[k] - subtract) << " " << fmt(s.hi[k] - subtract) << "\n";
+    if (!b.count || y < b.info["min"]["y"].get<double>()) b.info["min"] = point(k, y);
+    if (!b.count || y > b.info["max"]["y"].get<double>()) b.info["max"] = point(k, y);
+    if (!b.count) b.info["first"] = point(k, y);
+    b.info["last"] = point(k, y);
+    b.info["points"] = ++b.count;
+  }
+  if (!b.count) block << "NaN NaN NaN 0 NaN NaN\n";  // an empty block would shift gnuplot's index numbering
+  b.text = block.str();
+  return b;
+}
+
 struct Plot {
   std::string data;                   // the .dat file
   std::string vars;                   // gnuplot assignments
@@ -306,33 +340,13 @@ Plot xy_figure(Stage& st, Config& cfg, const std::map<std::string, provenance::S
     Series s = read_series(st, list.section(ids[i]));
     // titles may quote the inputs as captions do ("{{potts.realisations}} realisations")
     s.title = fill_text(s.title, docs, cfg.origin() + " series '" + ids[i] + "' title");
-    std::ostringstream block;
-    block << "# series " << i << ": " << s.title << "\n# x y err n lo hi\n";
-    // The summary keeps what the text quotes: the last point and the
-    // extremes (e.g. where a curve peaks); the .dat file has every point.
-    nlohmann::json info = {{"name", names[i]}, {"title", s.title}, {"points", 0}};
-    auto point = [&](std::size_t k, double y) {
-      return nlohmann::json{{"x", s.x[k]}, {"y", y}, {"err", s.err[k]}, {"n", s.n[k]}};
-    };
-    std::size_t count = 0;
-    for (std::size_t k = 0; k < s.x.size(); ++k) {
-      const double y = s.y[k] - subtract;
-      if (positive_only && !(y > 0)) continue;  // log axis: drop points at or below zero
-      block << fmt(s.x[k]) << " " << fmt(y) << " " << fmt(s.err[k]) << " " << fmt(s.n[k]) << " "
-            << fmt(s.lo[k] - subtract) << " " << fmt(s.hi[k] - subtract) << "\n";
-      if (!count || y < info["min"]["y"].get<double>()) info["min"] = point(k, y);
-      if (!count || y > info["max"]["y"].get<double>()) info["max"] = point(k, y);
-      if (!count) info["first"] = point(k, y);
-      info["last"] = point(k, y);
-      info["points"] = ++count;
-    }
-    if (!count && !s.optional) throw StageError(cfg.origin() + ": series '" + s.title + "' has no points to draw");
-    if (!count) block << "NaN NaN NaN 0 NaN NaN\n";  // an empty block would shift gnuplot's index numbering
+    const SeriesBlock b = series_block(s, i, names[i], subtract, positive_only);
+    if (!b.count && !s.optional) throw StageError(cfg.origin() + ": series '" + s.title + "' has no points to draw");
     // A series with nothing drawn gets no key entry (gnuplot: title '').
-    titles.push_back(gp_string(count ? s.title : ""));
+    titles.push_back(gp_string(b.count ? s.title : ""));
     if (i) p.data += "\n\n";
-    p.data += block.str();
-    series_summary.push_back(info);
+    p.data += b.text;
+    series_summary.push_back(b.info);
   }
   list.finish();
   p.summary["series"] = series_summary;
