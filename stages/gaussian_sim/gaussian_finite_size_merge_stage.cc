@@ -26,14 +26,9 @@ std::vector<double> values_at(const SizeData& s, double alpha, const std::string
   return v;
 }
 
-}  // namespace
-
-void run_gaussian_finite_size_merge(Stage& st) {
-  Config& cfg = st.config();
-  const auto sizes = cfg.integer("sizes", 3, 100);
-  const int order = int(cfg.integer("order", 1, 2));
-  const int resamples = int(cfg.integer("resamples", 100, 1000000));
-
+// The sizes' summaries and realisations (inputs d0, d1, ...), in increasing
+// D, each simulated at the same number of alpha values.
+std::vector<SizeData> read_sizes(Stage& st, std::int64_t sizes) {
   std::vector<SizeData> data;
   for (std::int64_t k = 0; k < sizes; ++k) {
     const std::string key = "d" + std::to_string(k);
@@ -45,10 +40,22 @@ void run_gaussian_finite_size_merge(Stage& st) {
       throw StageError(st.input(key + "/summary.json") + ": key 'D': sizes must be given in increasing D");
     data.push_back(std::move(s));
   }
-  const nlohmann::json& points0 = data.front().summary.at("points");
   for (const auto& s : data)
-    if (s.summary.at("points").size() != points0.size())
+    if (s.summary.at("points").size() != data.front().summary.at("points").size())
       throw StageError("gaussian_finite_size_merge: the sizes were simulated at different alpha values");
+  return data;
+}
+
+}  // namespace
+
+void run_gaussian_finite_size_merge(Stage& st) {
+  Config& cfg = st.config();
+  const auto sizes = cfg.integer("sizes", 3, 100);
+  const int order = int(cfg.integer("order", 1, 2));
+  const int resamples = int(cfg.integer("resamples", 100, 1000000));
+
+  const std::vector<SizeData> data = read_sizes(st, sizes);
+  const nlohmann::json& points0 = data.front().summary.at("points");
 
   const std::map<std::string, std::string> theory_key = {{"eps_g", "theory_eps_g"}, {"m", "theory_m"}};
   CsvTable per_size({"alpha", "statistic", "D", "theory", "mean", "se", "deviation", "deviation_se"});
