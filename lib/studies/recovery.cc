@@ -78,23 +78,16 @@ double choose_factored_penalty(const arma::imat& train, arma::uword C, const std
   return best;
 }
 
-RecoveryResult evaluate_recovery(const arma::imat& train, const arma::imat& test, const PottsModel& truth,
-                                 const RecoveryOptions& o, std::uint64_t seed) {
-  const arma::uword C = truth.C();
-  if (o.seeds < 1) throw StageError("recovery: seeds must be at least 1");
-  const nn::SequenceSet tr = nn::to_sequence_set(train, C, "training set");
-  const nn::SequenceSet te = nn::to_sequence_set(test, C, "test set");
-  RecoveryResult r;
-  r.optimal_test_loss = optimal_test_loss(truth, test);
+namespace {
 
-  // Full pseudo-likelihood baseline (convex; from zero), its penalty given
-  // or chosen by validation on the training set.
+// The PLM's penalty and factored attention's lambda, each given or chosen
+// by validation on the training set (into r).
+void choose_penalties(const arma::imat& train, arma::uword C, const RecoveryOptions& o, RecoveryResult& r) {
   PlmModel held_in_plm;
   r.plm_penalty = o.plm_lambda_grid.empty()
                       ? o.plm_penalty
                       : choose_plm_penalty(train, C, o.plm_lambda_grid, o.holdout_every, o.plm_lbfgs,
                                            &r.plm_validation_losses, &held_in_plm);
-  // Factored attention's penalty, given or chosen by validation.
   r.fa_lambda = o.factored.lambda;
   if (!o.fa_lambda_grid.empty()) {
     if (o.plm_lambda_grid.empty()) {
@@ -106,18 +99,67 @@ RecoveryResult evaluate_recovery(const arma::imat& train, const arma::imat& test
   }
   if (!std::isfinite(r.fa_lambda) || r.fa_lambda < 0)
     throw StageError("recovery: factored attention's lambda must be finite and non-negative (or chosen by validation)");
-  PlmFit plm = fit_plm(train, C, r.plm_penalty, o.plm_lbfgs);
+}
+
+// The full pseudo-likelihood baseline's record.
+FitRecord plm_record(const PlmFit& plm, const PottsModel& truth, const arma::imat& test, double optimal) {
   FitRecord p;
   p.kind = "plm";
   p.train_objective = plm.optimiser.value;
   p.train_loss = plm.train_loss;
   p.test_loss = plm_test_loss(plm.model, test);
-  p.gap = p.test_loss - r.optimal_test_loss;
+  p.gap = p.test_loss - optimal;
   p.reconstruction_error = reconstruction_error(truth.couplings_J, project_couplings_onto(plm.model, truth.colour_similarity_U));
   p.reconstruction_error_zero_sum =
       reconstruction_error(truth.couplings_J, project_couplings_onto_zero_sum(plm.model, truth.colour_similarity_U));
   p.status = plm.optimiser.status;
   p.iterations = plm.optimiser.iterations;
+  return p;
+}
+
+// The factored fits' summary: stalls (a training objective above the best
+// by more than the tolerance), the random starts' mean gap and e_rec, the
+// best restart's; then the PLM's, appended last.
+void summarise_fits(const RecoveryOptions& o, const FitRecord& p, RecoveryResult& r) {
+  double best = r.fits[0].train_objective;
+  size_t best_k = 0;
+  for (size_t k = 1; k < r.fits.size(); ++k)
+    if (r.fits[k].train_objective < best) best = r.fits[k].train_objective, best_k = k;
+  std::vector<double> gaps, erecs;
+  int stalls = 0;
+  for (auto& f : r.fits) {
+    f.stalled = f.train_objective > best + o.stall_tolerance;
+    if (f.kind != "factored_random") continue;
+    gaps.push_back(f.gap);
+    erecs.push_back(f.reconstruction_error);
+    stalls += f.stalled;
+  }
+  const MeanSe gap = mean_se(gaps), erec = mean_se(erecs);
+  r.fa_gap_mean = gap.mean, r.fa_gap_se = gap.se;
+  r.fa_erec_mean = erec.mean, r.fa_erec_se = erec.se;
+  r.fa_stall_fraction = double(stalls) / double(o.seeds);
+  r.fa_best_gap = r.fits[best_k].gap;
+  r.fa_best_erec = r.fits[best_k].reconstruction_error;
+  r.plm_gap = p.gap;
+  r.plm_erec = p.reconstruction_error;
+  r.plm_erec_zero_sum = p.reconstruction_error_zero_sum;
+  r.fits.push_back(p);
+}
+
+}  // namespace
+
+RecoveryResult evaluate_recovery(const arma::imat& train, const arma::imat& test, const PottsModel& truth,
+                                 const RecoveryOptions& o, std::uint64_t seed) {
+  const arma::uword C = truth.C();
+  if (o.seeds < 1) throw StageError("recovery: seeds must be at least 1");
+  const nn::SequenceSet tr = nn::to_sequence_set(train, C, "training set");
+  const nn::SequenceSet te = nn::to_sequence_set(test, C, "test set");
+  RecoveryResult r;
+  r.optimal_test_loss = optimal_test_loss(truth, test);
+  choose_penalties(train, C, o, r);
+  // Full pseudo-likelihood baseline (convex; from zero).
+  PlmFit plm = fit_plm(train, C, r.plm_penalty, o.plm_lbfgs);
+  const FitRecord p = plm_record(plm, truth, test, r.optimal_test_loss);
 
   auto record = [&](const FactoredFit& f, const std::string& kind, int s) {
     FitRecord x;
@@ -145,29 +187,7 @@ RecoveryResult evaluate_recovery(const arma::imat& train, const arma::imat& test
     fp.lambda = r.fa_lambda;
     r.fits.push_back(record(fit_factored_attention_from(tr, C, A0, V0, fp), "factored_plm_start", 0));
   }
-  double best = r.fits[0].train_objective;
-  size_t best_k = 0;
-  for (size_t k = 1; k < r.fits.size(); ++k)
-    if (r.fits[k].train_objective < best) best = r.fits[k].train_objective, best_k = k;
-  std::vector<double> gaps, erecs;
-  int stalls = 0;
-  for (auto& f : r.fits) {
-    f.stalled = f.train_objective > best + o.stall_tolerance;
-    if (f.kind != "factored_random") continue;
-    gaps.push_back(f.gap);
-    erecs.push_back(f.reconstruction_error);
-    stalls += f.stalled;
-  }
-  const MeanSe gap = mean_se(gaps), erec = mean_se(erecs);
-  r.fa_gap_mean = gap.mean, r.fa_gap_se = gap.se;
-  r.fa_erec_mean = erec.mean, r.fa_erec_se = erec.se;
-  r.fa_stall_fraction = double(stalls) / double(o.seeds);
-  r.fa_best_gap = r.fits[best_k].gap;
-  r.fa_best_erec = r.fits[best_k].reconstruction_error;
-  r.plm_gap = p.gap;
-  r.plm_erec = p.reconstruction_error;
-  r.plm_erec_zero_sum = p.reconstruction_error_zero_sum;
-  r.fits.push_back(p);
+  summarise_fits(o, p, r);
   return r;
 }
 
