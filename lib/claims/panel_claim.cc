@@ -5,6 +5,7 @@
 #include <set>
 
 #include "lib/claims/cells.h"
+#include "lib/core/rank.h"
 #include "lib/core/rng.h"
 
 namespace potts {
@@ -12,25 +13,16 @@ namespace claims {
 
 using namespace detail;
 
-double median_of(std::vector<double> x) {
-  if (x.empty()) throw StageError("claims: the median of no values");
-  const std::size_t n = x.size(), h = n / 2;
-  std::nth_element(x.begin(), x.begin() + h, x.end());
-  const double upper = x[h];
-  if (n % 2 == 1) return upper;
-  return 0.5 * (*std::max_element(x.begin(), x.begin() + h) + upper);
-}
-
 MedianInterval bootstrap_median(const std::vector<double>& x, std::uint64_t seed, int resamples, double level) {
   if (resamples < 1 || !(level > 0.0 && level < 1.0))
     throw StageError("claims: a bootstrap needs resamples >= 1 and a level in (0, 1)");
   MedianInterval m;
-  m.median = median_of(x);
+  m.median = median(x);
   Rng rng(seed, streams::kBootstrap);
   std::vector<double> medians(static_cast<std::size_t>(resamples)), draw(x.size());
   for (auto& med : medians) {
     for (auto& v : draw) v = x[rng.below(x.size())];
-    med = median_of(draw);
+    med = median(draw);
   }
   std::sort(medians.begin(), medians.end());
   // The order statistic ceil(q B) (1-based), q = (1 -/+ level) / 2.

@@ -44,8 +44,6 @@ struct MedianInterval {
   double median = 0, lo = 0, hi = 0;
 };
 
-// The median of x (x not empty).
-double median_of(std::vector<double> x);
 // The median of x and its percentile-bootstrap interval at `level` (two-sided).
 MedianInterval bootstrap_median(const std::vector<double>& x, std::uint64_t seed, int resamples, double level);
 

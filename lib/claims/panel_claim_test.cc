@@ -39,13 +39,6 @@ PanelKeys keys() {
   return k;
 }
 
-TEST(PanelClaim, MedianOfOddAndEvenCounts) {
-  EXPECT_DOUBLE_EQ(median_of({3, 1, 2}), 2.0);
-  EXPECT_DOUBLE_EQ(median_of({4, 1, 3, 2}), 2.5);
-  EXPECT_DOUBLE_EQ(median_of({-1}), -1.0);
-  EXPECT_THROW(median_of({}), StageError);
-}
-
 TEST(PanelClaim, BootstrapIsSeededAndBracketsTheMedian) {
   const std::vector<double> d = spread(40, -0.05, 0.2);
   const MedianInterval a = bootstrap_median(d, 3, 2000, 0.95), b = bootstrap_median(d, 3, 2000, 0.95);

@@ -7,7 +7,18 @@
 
 #include <boost/math/distributions/students_t.hpp>
 
+#include "lib/core/error.h"
+
 namespace potts {
+
+double median(std::vector<double> x) {
+  if (x.empty()) throw StageError("the median of no values");
+  const std::size_t n = x.size(), h = n / 2;
+  std::nth_element(x.begin(), x.begin() + h, x.end());
+  const double upper = x[h];
+  if (n % 2 == 1) return upper;
+  return 0.5 * (*std::max_element(x.begin(), x.begin() + h) + upper);
+}
 
 std::vector<double> ranks(const std::vector<double>& x) {
   std::vector<std::size_t> order(x.size());

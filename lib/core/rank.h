@@ -1,4 +1,5 @@
-// Spearman's rank correlation of paired values: Pearson's correlation of
+// Order statistics of a sample: its median, and Spearman's rank correlation
+// of paired values: Pearson's correlation of
 // their ranks, tied values sharing the mean of their ranks, with the
 // two-sided p-value of the usual t approximation,
 //   t = rho sqrt((n - 2) / (1 - rho^2)),  t ~ Student t with n - 2 d.o.f.,
@@ -8,6 +9,10 @@
 #include <vector>
 
 namespace potts {
+
+// The median of x: its middle value, or the mean of the two middle values
+// for an even count (StageError when x is empty).
+double median(std::vector<double> x);
 
 // Ranks 1..n of x, ties given the mean of the ranks they span.
 std::vector<double> ranks(const std::vector<double>& x);

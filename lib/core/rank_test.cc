@@ -1,14 +1,23 @@
-// Spearman's rank correlation (rank.h) against values worked by hand and
-// against its defining properties.
+// The median and Spearman's rank correlation (rank.h) against values worked
+// by hand and against their defining properties.
 #include "lib/core/rank.h"
 
 #include <gtest/gtest.h>
+
+#include "lib/core/error.h"
 
 #include <cmath>
 #include <stdexcept>
 
 namespace potts {
 namespace {
+
+TEST(Rank, MedianOfOddAndEvenCounts) {
+  EXPECT_DOUBLE_EQ(median({3, 1, 2}), 2.0);
+  EXPECT_DOUBLE_EQ(median({4, 1, 3, 2}), 2.5);
+  EXPECT_DOUBLE_EQ(median({-1}), -1.0);
+  EXPECT_THROW(median({}), StageError);
+}
 
 TEST(Rank, TiesShareTheMeanOfTheirRanks) {
   const std::vector<double> r = ranks({3.0, 1.0, 3.0, 2.0, 3.0});

@@ -21,12 +21,6 @@ double precision(const nlohmann::json& score, const std::string& predictor, cons
   return p.at(predictor).at("precision").at("6+").at(k).at("mean").get<double>();
 }
 
-double median(std::vector<double> x) {
-  std::sort(x.begin(), x.end());
-  const std::size_t n = x.size();
-  return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
-}
-
 // The descriptive comparison of two roles ("difference": {"of", "minus",
 // "by"}): d_f = top-L(of) − top-L(minus) against a column of the table.
 struct DifferenceKeys {
