@@ -1,4 +1,4 @@
-// The observation's factored attention (lib/estimators/attention_potts.h) at
+// The observation's factored attention (lib/attention_potts/attention_potts.h) at
 // the size of its main configuration on Ras (L = 159, A = 20, H = 256,
 // d = 32, batches of 128): one step's loss and gradient (double, or with
 // float products), and each of its six products alone, in multiply-adds
@@ -13,9 +13,9 @@
 
 #include "lib/core/parallel.h"
 #include "lib/core/rng.h"
-#include "lib/estimators/attention_potts.h"
-#include "lib/estimators/dense_product.h"
-#include "lib/nn/layers.h"
+#include "lib/attention_potts/attention_potts.h"
+#include "lib/linalg/dense_product.h"
+#include "lib/linalg/gemm.h"
 
 namespace potts {
 namespace {
@@ -34,18 +34,18 @@ arma::mat random_mat(arma::uword r, arma::uword c, std::uint64_t seed) {
 // symmetric and K = 190 antisymmetric entries of a block): 0 Wsym = Sop
 // Bplus, 1 Want = Kop Bminus, 2 dSop = dWsym Bplus^T, 3 dKop, 4 dBplus^T =
 // dWsym^T Sop, 5 dBminus^T. Arg 1: 0 dense_product in double, 1 in float,
-// 2 lib/nn's gemm in double (the same bits as 0), for comparison.
+// 2 lib/linalg's gemm in double (the same bits as 0), for comparison.
 struct Shape {
   bool ta, tb;
   arma::uword m, n, k;
 };
 
 template <class T>
-void run_product(const Shape& sh, const arma::Mat<T>& a, const arma::Mat<T>& b, arma::Mat<T>& c, bool gemm) {
+void run_product(const Shape& sh, const arma::Mat<T>& a, const arma::Mat<T>& b, arma::Mat<T>& c, bool use_gemm) {
   const arma::uword lda = sh.ta ? sh.k : sh.m, ldb = sh.tb ? sh.n : sh.k;
   if constexpr (std::is_same_v<T, double>) {
-    if (gemm) {
-      nn::gemm(sh.ta, sh.tb, sh.m, sh.n, sh.k, 1.0, a.memptr(), lda, b.memptr(), ldb, 0.0, c.memptr(), sh.m);
+    if (use_gemm) {
+      gemm(sh.ta, sh.tb, sh.m, sh.n, sh.k, 1.0, a.memptr(), lda, b.memptr(), ldb, 0.0, c.memptr(), sh.m);
       return;
     }
   }

@@ -9,7 +9,7 @@
 #include <cblas.h>
 
 #include "lib/core/rng.h"
-#include "lib/estimators/coupling_models.h"
+#include "lib/couplings/coupling_models.h"
 #include "lib/optim/adamw.h"
 
 namespace {

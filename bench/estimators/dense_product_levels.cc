@@ -26,7 +26,7 @@
 
 #include "lib/core/isa.h"
 #include "lib/core/rng.h"
-#include "lib/estimators/dense_product.h"
+#include "lib/linalg/dense_product.h"
 
 namespace {
 

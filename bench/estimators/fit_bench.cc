@@ -8,7 +8,7 @@
 #include <cblas.h>
 
 #include "lib/core/rng.h"
-#include "lib/estimators/factored_fit.h"
+#include "lib/factored/factored_fit.h"
 #include "lib/nn/factored_attention.h"
 
 namespace {

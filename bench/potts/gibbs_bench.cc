@@ -7,7 +7,7 @@
 // often colours change.
 #include <benchmark/benchmark.h>
 
-#include "lib/core/vexp.h"
+#include "lib/linalg/vexp.h"
 #include "lib/potts/gibbs.h"
 #include "lib/potts/model.h"
 

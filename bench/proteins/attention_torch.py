@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The observation's attention fit in PyTorch, timed: the problem written by
 attention_torch_inputs (the stage's sequences, start and batches), the loss
-of bench/estimators/adamw_reference.py (eq. O1 written from its equations,
+of tests/reference/adamw_reference.py (eq. O1 written from its equations,
 W formed whole as the observation's code forms it), torch.optim.AdamW, one
 thread. Prints JSON: the loss of every step's batch, CPU seconds of the
 steps alone (process time, the start-up and reading left out) and of the

@@ -2,7 +2,7 @@
 // the family's fit sequences (train then test, "fit_on": "all"), the start
 // of attention_potts_start and the batches of BatchStream with the stage's
 // seed, so that both programs take the same steps from the same point; in
-// the AdamW reference's format (lib/estimators/adamw_reference_problem.h).
+// the AdamW reference's format (tests/reference/adamw_reference_problem.h).
 //   attention_torch_inputs TRAIN.h5 TEST.h5 CONFIG.json SEED STEPS OUT
 // writes OUT.json (sizes, penalty, AdamW settings, sequences, batches) and
 // OUT.x0 (the start, little-endian float64 in the packing of
@@ -15,7 +15,7 @@
 
 #include "lib/core/error.h"
 #include "lib/core/io.h"
-#include "lib/estimators/adamw_reference_problem.h"
+#include "tests/reference/adamw_reference_problem.h"
 
 int main(int argc, char** argv) {
   using namespace potts;

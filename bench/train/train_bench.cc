@@ -144,7 +144,7 @@ void gemm_pass(benchmark::State& state, const GemmShape& s, bool blas) {
   C.zeros();
   for (auto _ : state) {
     if (!blas)
-      nn::gemm(s.ta, s.tb, s.m, s.n, s.k, T(1), A.memptr(), A.n_rows, B.memptr(), B.n_rows, T(1), C.memptr(), s.m);
+      gemm(s.ta, s.tb, s.m, s.n, s.k, T(1), A.memptr(), A.n_rows, B.memptr(), B.n_rows, T(1), C.memptr(), s.m);
     else if constexpr (std::is_same_v<T, double>)
       cblas_dgemm(CblasColMajor, s.ta ? CblasTrans : CblasNoTrans, s.tb ? CblasTrans : CblasNoTrans, int(s.m), int(s.n),
                   int(s.k), 1.0, A.memptr(), int(A.n_rows), B.memptr(), int(B.n_rows), 1.0, C.memptr(), int(s.m));

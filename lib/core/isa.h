@@ -1,17 +1,29 @@
-// Instruction-set levels of the project's vector kernels, and the one define
-// that pins a level in a test's or a benchmark's build.
+// Instruction-set levels of the project's vector kernels: how a kernel gets
+// one clone per level, and the one define that pins a level.
 //
-// A kernel either carries POTTS_CLONED_KERNEL (GCC's target_clones: one
-// body, compiled for AVX-512, AVX2 and baseline x86-64, the loader picking
-// one) or, where each level needs its own register tile, is written once per
-// level and chosen by isa_level(). Every level runs the same IEEE operations
-// in the same order (no FMA: -ffp-contract=off), so every level gives the
-// same bits; each kernel's tests run once per pinned level.
+// Levels: AVX-512 (AVX-512F), AVX2 (with FMA; every CPU with AVX2 has had
+// it) and baseline x86-64 (SSE2). Two spellings of one rule:
 //
-// POTTS_ISA_PIN (0 baseline, 1 AVX2, 2 AVX-512) compiles cloned kernels for
-// that level alone and caps isa_level() there. Unset, the CPU decides. Set
-// it for a whole build (a --copt, as tools/isa_pin.bzl does), never for one
-// library: isa_level() is an inline function, one definition per program.
+//  * POTTS_ISA_CLONED before a function: the compiler compiles its one body
+//    once per level and the loader picks the CPU's (GCC's target_clones);
+//  * POTTS_ISA_CLONES(M), where a level needs code of its own (a register
+//    tile sized to the level's registers): M(level, suffix, attributes)
+//    stamps one function per level from an always-inline body, e.g.
+//      #define AXPY_CLONE(level, suffix, attrs)
+//        attrs void axpy_##suffix(...) { axpy_body<level>(...); }
+//      POTTS_ISA_CLONES(AXPY_CLONE)
+//    and isa_pick(axpy_avx512, axpy_avx2, axpy_baseline) is the CPU's.
+//
+// Every level runs the same IEEE operations in the same order (no
+// contraction: -ffp-contract=off; a kernel that fuses multiply and add does
+// so at every level, in software on baseline x86-64): the same bits.
+// tools/isa.bzl builds each cloned library once per pinned level and runs its
+// tests against every build.
+//
+// POTTS_ISA_PIN (0 baseline, 1 AVX2, 2 AVX-512) compiles POTTS_ISA_CLONED
+// for that level alone and caps isa_level() in the translation units
+// compiled with it (isa_level has internal linkage), so a test may pin one
+// library (local_defines) while the rest of the program keeps the CPU's.
 #pragma once
 
 namespace potts {
@@ -19,25 +31,37 @@ namespace potts {
 enum class IsaLevel { kBaseline = 0, kAvx2 = 1, kAvx512 = 2 };
 
 #if !defined(POTTS_ISA_PIN)
-#define POTTS_CLONED_KERNEL __attribute__((target_clones("avx512f", "avx2", "default"), noinline))
+#define POTTS_ISA_CLONED __attribute__((target_clones("avx512f", "avx2", "default"), noinline))
 #elif POTTS_ISA_PIN == 0
-#define POTTS_CLONED_KERNEL __attribute__((noinline))
+#define POTTS_ISA_CLONED __attribute__((noinline))
 #elif POTTS_ISA_PIN == 1
-#define POTTS_CLONED_KERNEL __attribute__((target("avx2"), noinline))
-#elif POTTS_ISA_PIN == 2
-#define POTTS_CLONED_KERNEL __attribute__((target("avx512f"), noinline))
+#define POTTS_ISA_CLONED __attribute__((target("avx2"), noinline))
 #else
+#define POTTS_ISA_CLONED __attribute__((target("avx512f"), noinline))
+#endif
+
+// One function per level; EXTRA adds target features to both vector levels
+// (",fma" for a kernel that calls the FMA instruction).
+#define POTTS_ISA_CLONES_WITH(M, EXTRA)                                                     \
+  M(::potts::IsaLevel::kAvx512, avx512, __attribute__((target("avx512f" EXTRA), noinline))) \
+  M(::potts::IsaLevel::kAvx2, avx2, __attribute__((target("avx2" EXTRA), noinline)))        \
+  M(::potts::IsaLevel::kBaseline, baseline, __attribute__((noinline)))
+#define POTTS_ISA_CLONES(M) POTTS_ISA_CLONES_WITH(M, "")
+
+#if defined(POTTS_ISA_PIN) && (POTTS_ISA_PIN < 0 || POTTS_ISA_PIN > 2)
 #error "POTTS_ISA_PIN: expected 0 (baseline), 1 (AVX2) or 2 (AVX-512)"
 #endif
 
-// The highest level this CPU runs (AVX-512 means AVX-512F), capped by
-// POTTS_ISA_PIN; read once.
-inline IsaLevel isa_level() {
+// The level this CPU runs: AVX-512 means AVX-512F, AVX2 means AVX2 with
+// FMA (every CPU with AVX2 has had FMA); read once per translation unit,
+// capped by POTTS_ISA_PIN.
+static inline IsaLevel isa_level() {
   static const IsaLevel level = [] {
     __builtin_cpu_init();
-    IsaLevel cpu = __builtin_cpu_supports("avx512f") ? IsaLevel::kAvx512
-                   : __builtin_cpu_supports("avx2")  ? IsaLevel::kAvx2
-                                                     : IsaLevel::kBaseline;
+    const bool fma = __builtin_cpu_supports("fma");
+    IsaLevel cpu = __builtin_cpu_supports("avx512f") && fma ? IsaLevel::kAvx512
+                   : __builtin_cpu_supports("avx2") && fma  ? IsaLevel::kAvx2
+                                                            : IsaLevel::kBaseline;
 #if defined(POTTS_ISA_PIN)
     if (int(cpu) > POTTS_ISA_PIN) cpu = IsaLevel(POTTS_ISA_PIN);
 #endif
@@ -46,12 +70,24 @@ inline IsaLevel isa_level() {
   return level;
 }
 
+// The clone of isa_level().
+template <class F>
+static inline F isa_pick(F avx512, F avx2, F baseline) {
+  switch (isa_level()) {
+    case IsaLevel::kAvx512:
+      return avx512;
+    case IsaLevel::kAvx2:
+      return avx2;
+    case IsaLevel::kBaseline:
+      break;
+  }
+  return baseline;
+}
+
 // Whether this CPU runs the pinned level (a pinned test skips where not).
-inline bool isa_pin_runs_here() {
+static inline bool isa_pin_runs_here() {
 #if defined(POTTS_ISA_PIN)
-  __builtin_cpu_init();
-  return POTTS_ISA_PIN == 0 || (POTTS_ISA_PIN == 1 && __builtin_cpu_supports("avx2")) ||
-         (POTTS_ISA_PIN == 2 && __builtin_cpu_supports("avx512f"));
+  return int(isa_level()) == POTTS_ISA_PIN;
 #else
   return true;
 #endif

@@ -10,47 +10,10 @@
 
 #include <immintrin.h>
 
-#include "lib/core/vexp.h"
-#include "lib/nn/kernel.h"
+#include "lib/core/isa.h"
 
 namespace potts {
 namespace nn {
-
-// exp(x) for x <= 0, in place over an array (softmax weights after the
-// maximum is subtracted): simd::exp4 of lib/core/vexp.h, the same bits on
-// every x86-64 machine (libm's exp dispatches on the CPU) and in both clones.
-// x < -708 is clamped to -708 (a weight of 1e-308 next to the maximum's 1,
-// i.e. zero for every purpose here).
-POTTS_NN_KERNEL void exp_nonpositive(double* x, arma::uword n) { simd::exp_in_place(x, n); }
-
-// The float version: x = k ln2 + r with |r| <= ln2/2, exp(r) by its Taylor
-// series to r^7 (truncation below 6e-9 relative, under half a float ulp),
-// times 2^k built in the exponent bits; x clamped at -87 (2^-126, the
-// smallest normal float).
-POTTS_NN_KERNEL void exp_nonpositive(float* x, arma::uword n) {
-  const float log2e = 1.44269504f, ln2_hi = 0.693145751953125f, ln2_lo = 1.42860676533018704e-6f;
-  const float shifter = 12582912.0f;  // 1.5 * 2^23
-  for (arma::uword k = 0; k < n; ++k) {
-    const float xc = x[k] < -87.0f ? -87.0f : x[k];
-    const float t = xc * log2e + shifter;
-    const float kf = t - shifter;
-    const float r = (xc - kf * ln2_hi) - kf * ln2_lo;
-    float p = 1.0f / 5040.0f;
-    p = p * r + 1.0f / 720.0f;
-    p = p * r + 1.0f / 120.0f;
-    p = p * r + 1.0f / 24.0f;
-    p = p * r + 1.0f / 6.0f;
-    p = p * r + 0.5f;
-    p = p * r + 1.0f;
-    p = p * r + 1.0f;
-    std::uint32_t bits;
-    std::memcpy(&bits, &t, sizeof bits);
-    bits = (bits + 127) << 23;
-    float scale;
-    std::memcpy(&scale, &bits, sizeof scale);
-    x[k] = p * scale;
-  }
-}
 
 // ---------------------------------------------------------------------------
 template <class T>
@@ -63,7 +26,7 @@ void linear_forward(Mat<T>& Y, const Mat<T>& X, const Mat<T>& W, const Mat<T>& b
 }
 
 template <class T>
-POTTS_NN_KERNEL void linear_backward(Mat<T>* dX, Mat<T>& dW, Mat<T>& db, const Mat<T>& dY, const Mat<T>& X,
+POTTS_ISA_CLONED void linear_backward(Mat<T>* dX, Mat<T>& dW, Mat<T>& db, const Mat<T>& dY, const Mat<T>& X,
                                      const Mat<T>& W) {
   // in the forward pass this was: Y = W X + b 1^T, so now we have:
   // dL/dW += dY X^T
@@ -83,7 +46,7 @@ POTTS_NN_KERNEL void linear_backward(Mat<T>* dX, Mat<T>& dW, Mat<T>& db, const M
 
 // ---------------------------------------------------------------------------
 template <class T>
-POTTS_NN_KERNEL void relu_forward(Mat<T>& Y, const Mat<T>& X) {
+POTTS_ISA_CLONED void relu_forward(Mat<T>& Y, const Mat<T>& X) {
   Y.set_size(X.n_rows, X.n_cols);
   const T* x = X.memptr();
   T* y = Y.memptr();
@@ -91,7 +54,7 @@ POTTS_NN_KERNEL void relu_forward(Mat<T>& Y, const Mat<T>& X) {
 }
 
 template <class T>
-POTTS_NN_KERNEL void relu_backward(Mat<T>& dX, const Mat<T>& dY, const Mat<T>& Y, Grad mode) {
+POTTS_ISA_CLONED void relu_backward(Mat<T>& dX, const Mat<T>& dY, const Mat<T>& Y, Grad mode) {
   // forward: y = max(0, x), so dx += dy [y > 0]
   if (mode == Grad::kOverwrite) dX.set_size(Y.n_rows, Y.n_cols);
   const T* dy = dY.memptr();
@@ -116,7 +79,7 @@ POTTS_NN_KERNEL void relu_backward(Mat<T>& dX, const Mat<T>& dY, const Mat<T>& Y
 // overlaps the (sequential, latency-bound) sums of successive columns; kD = 0
 // is the general case. Same operations in the same order either way.
 template <class T, arma::uword kD>
-POTTS_NN_KERNEL static void layernorm_forward_impl(Mat<T>& Y, LayerNormCacheT<T>& cache, const Mat<T>& X,
+POTTS_ISA_CLONED static void layernorm_forward_impl(Mat<T>& Y, LayerNormCacheT<T>& cache, const Mat<T>& X,
                                                    const Mat<T>& gamma, const Mat<T>& beta, double eps) {
   const arma::uword d = kD ? kD : X.n_rows, n = X.n_cols;
   Y.set_size(d, n);
@@ -145,7 +108,7 @@ POTTS_NN_KERNEL static void layernorm_forward_impl(Mat<T>& Y, LayerNormCacheT<T>
 }
 
 template <class T, arma::uword kD>
-POTTS_NN_KERNEL static void layernorm_backward_impl(Mat<T>& dX, Mat<T>& dgamma, Mat<T>& dbeta, const Mat<T>& dY,
+POTTS_ISA_CLONED static void layernorm_backward_impl(Mat<T>& dX, Mat<T>& dgamma, Mat<T>& dbeta, const Mat<T>& dY,
                                                     const LayerNormCacheT<T>& cache, const Mat<T>& gamma,
                                                     bool overwrite) {
   // forward: y = gamma xhat + beta, xhat = (x - mean) rstd, so now we have
@@ -199,7 +162,7 @@ void layernorm_backward(Mat<T>& dX, Mat<T>& dgamma, Mat<T>& dbeta, const Mat<T>&
 
 // ---------------------------------------------------------------------------
 template <class T>
-POTTS_NN_KERNEL void embedding_forward(Mat<T>& X, const std::vector<int>& tokens, const Mat<T>& W_emb,
+POTTS_ISA_CLONED void embedding_forward(Mat<T>& X, const std::vector<int>& tokens, const Mat<T>& W_emb,
                                        const Mat<T>& b_emb, const Mat<T>& PE, arma::uword L) {
   const arma::uword d = W_emb.n_rows, n = tokens.size();
   X.set_size(d, n);
@@ -213,7 +176,7 @@ POTTS_NN_KERNEL void embedding_forward(Mat<T>& X, const std::vector<int>& tokens
 }
 
 template <class T>
-POTTS_NN_KERNEL void embedding_backward(Mat<T>& dW_emb, Mat<T>& db_emb, const Mat<T>& dX,
+POTTS_ISA_CLONED void embedding_backward(Mat<T>& dW_emb, Mat<T>& db_emb, const Mat<T>& dX,
                                         const std::vector<int>& tokens) {
   // forward: x_t = W_emb onehot(token_t) + b_emb + pe, so dW_emb[:, token_t] += dx_t, db_emb += dx_t
   const arma::uword d = dX.n_rows;
@@ -247,7 +210,7 @@ void gather_forward(Mat<T>& Xq, const Mat<T>& X, const std::vector<arma::uword>&
 }
 
 template <class T>
-POTTS_NN_KERNEL void gather_backward(Mat<T>& dX, const Mat<T>& dXq, const std::vector<arma::uword>& cols) {
+POTTS_ISA_CLONED void gather_backward(Mat<T>& dX, const Mat<T>& dXq, const std::vector<arma::uword>& cols) {
   for (arma::uword k = 0; k < cols.size(); ++k) {
     const T* src = dXq.colptr(k);
     T* dst = dX.colptr(cols[k]);
@@ -262,7 +225,7 @@ POTTS_NN_KERNEL void gather_backward(Mat<T>& dX, const Mat<T>& dXq, const std::v
 // run for kBlock columns at once (one per vector lane): the same operations
 // in the same order per column as the plain loop, hence the same bits.
 template <class T>
-POTTS_NN_KERNEL double cross_entropy_forward(Mat<T>& probs, const Mat<T>& Z, const std::vector<int>& targets) {
+POTTS_ISA_CLONED double cross_entropy_forward(Mat<T>& probs, const Mat<T>& Z, const std::vector<int>& targets) {
   constexpr arma::uword kBlock = 16;
   const arma::uword C = Z.n_rows, n = Z.n_cols;
   probs.set_size(C, n);
@@ -305,7 +268,7 @@ POTTS_NN_KERNEL double cross_entropy_forward(Mat<T>& probs, const Mat<T>& Z, con
 }
 
 template <class T>
-POTTS_NN_KERNEL void cross_entropy_backward(Mat<T>& dZ, const Mat<T>& probs, const std::vector<int>& targets,
+POTTS_ISA_CLONED void cross_entropy_backward(Mat<T>& dZ, const Mat<T>& probs, const std::vector<int>& targets,
                                             double scale) {
   // forward: loss = logsumexp(z) - z[y], so dz = p - onehot(y)
   const arma::uword C = probs.n_rows;
@@ -320,7 +283,7 @@ POTTS_NN_KERNEL void cross_entropy_backward(Mat<T>& dZ, const Mat<T>& probs, con
 }
 
 template <class T>
-POTTS_NN_KERNEL double cross_entropy_rows_forward(Mat<T>& probs_t, const Mat<T>& Zt, const std::vector<int>& targets) {
+POTTS_ISA_CLONED double cross_entropy_rows_forward(Mat<T>& probs_t, const Mat<T>& Zt, const std::vector<int>& targets) {
   const arma::uword n = Zt.n_rows, C = Zt.n_cols;
   probs_t.set_size(n, C);
   std::vector<T> mx(Zt.colptr(0), Zt.colptr(0) + n), sum(n, T(0));
@@ -352,7 +315,7 @@ POTTS_NN_KERNEL double cross_entropy_rows_forward(Mat<T>& probs_t, const Mat<T>&
 }
 
 template <class T>
-POTTS_NN_KERNEL void cross_entropy_rows_backward(Mat<T>& dZt, const Mat<T>& probs_t, const std::vector<int>& targets,
+POTTS_ISA_CLONED void cross_entropy_rows_backward(Mat<T>& dZt, const Mat<T>& probs_t, const std::vector<int>& targets,
                                                  double scale) {
   // forward: loss = logsumexp(z) - z[y], so dz = p - onehot(y); unused rows of p are zero
   const arma::uword n = probs_t.n_rows, C = probs_t.n_cols;
@@ -368,7 +331,7 @@ POTTS_NN_KERNEL void cross_entropy_rows_backward(Mat<T>& dZt, const Mat<T>& prob
 
 // ---------------------------------------------------------------------------
 template <class T>
-POTTS_NN_KERNEL void factored_attention_forward(Mat<T>& Zt, Mat<T>& Ht, const std::vector<int>& sequences,
+POTTS_ISA_CLONED void factored_attention_forward(Mat<T>& Zt, Mat<T>& Ht, const std::vector<int>& sequences,
                                                 const Mat<T>& A, const Mat<T>& V, arma::uword L) {
   const arma::uword C = V.n_rows, B = sequences.size() / L, n = B * L;
   Mat<T> Ad = A;  // the masked position does not attend to itself: A_jj = 0
@@ -389,7 +352,7 @@ POTTS_NN_KERNEL void factored_attention_forward(Mat<T>& Zt, Mat<T>& Ht, const st
 }
 
 template <class T>
-POTTS_NN_KERNEL void factored_attention_backward(Mat<T>& dA, Mat<T>& dV, const Mat<T>& dZt, const Mat<T>& Ht,
+POTTS_ISA_CLONED void factored_attention_backward(Mat<T>& dA, Mat<T>& dV, const Mat<T>& dZt, const Mat<T>& Ht,
                                                  const std::vector<int>& sequences, const Mat<T>& V, arma::uword L) {
   const arma::uword B = sequences.size() / L, n = B * L;
   // forward: Zt = Ht V^T, so dV += dZt^T Ht and dHt = dZt V

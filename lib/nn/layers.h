@@ -19,13 +19,16 @@
 // path, checked against the double one). Both run the same operations in the
 // same order; only the rounding differs.
 //
-// Tested by //lib/nn:nn_test (finite differences), //lib/nn:gemm_test (bit for bit),
+// Tested by //lib/nn:nn_test (finite differences), //lib/linalg:gemm_test (bit for bit),
 //  //lib/nn:same_bits_test (clones).
 #pragma once
 #include <cmath>
 #include <vector>
 
 #include <armadillo>
+
+#include "lib/linalg/exp.h"
+#include "lib/linalg/gemm.h"
 
 namespace potts {
 namespace nn {
@@ -166,22 +169,6 @@ bool factored_attention_fused_supports(arma::uword C);
 template <class T>
 double factored_attention_fused(const std::vector<int>& sequences, const std::vector<int>& targets, const Mat<T>& A,
                                 const Mat<T>& V, arma::uword L, Mat<T>* dA, Mat<T>* dV);
-
-// exp(x) in place for x <= 0 (softmax weights), deterministic on every
-// machine: within 2 ulp of std::exp in double (lib/core/vexp.h), below 5e-7
-// relative (a few units in the last place) in float.
-void exp_nonpositive(double* x, arma::uword n);
-void exp_nonpositive(float* x, arma::uword n);
-
-// C = alpha op(A) op(B) + beta C, column-major, with the arguments of BLAS
-// xGEMM (op(X) = X^T when trans_x; op(A): m x k, op(B): k x n, C: m x n).
-// Hand-written (not BLAS): each element is the sequential sum over p of the
-// products, then alpha s + beta c (alpha s when beta == 0, C then unread),
-// the same bits on every x86-64 CPU. See gemm.cc.
-void gemm(bool trans_a, bool trans_b, arma::uword m, arma::uword n, arma::uword k, double alpha, const double* A,
-          arma::uword lda, const double* B, arma::uword ldb, double beta, double* C, arma::uword ldc);
-void gemm(bool trans_a, bool trans_b, arma::uword m, arma::uword n, arma::uword k, float alpha, const float* A,
-          arma::uword lda, const float* B, arma::uword ldb, float beta, float* C, arma::uword ldc);
 
 // Xavier-uniform (Glorot & Bengio 2010): U(-a, a), a = sqrt(6 / (fan_in + fan_out)),
 // for a weight matrix W (fan_out x fan_in), drawn with `uniform` in [0, 1).

@@ -4,6 +4,8 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "lib/core/isa.h"
+
 namespace potts {
 
 Adamw::Adamw(arma::uword n, const AdamwOptions& o) : o_(o), m_(n, arma::fill::zeros), v_(n, arma::fill::zeros) {
@@ -20,17 +22,10 @@ struct AdamwCoefficients {
 
 // The update of every element, in PyTorch's order: param.mul_,
 // exp_avg.mul_().add_(alpha), exp_avg_sq.mul_().addcmul_(value), denom,
-// param.addcdiv_(value). Compiled for AVX-512, AVX2 and baseline x86-64:
+// param.addcdiv_(value). Cloned per level (lib/core/isa.h):
 // each lane the same correctly rounded operations (no contraction), so the
 // same bits at any vector width.
-#if defined(POTTS_ADAMW_BASELINE_ONLY)  // a test's build of the baseline clone alone
-#define POTTS_ADAMW_KERNEL __attribute__((noinline))
-#elif defined(POTTS_ADAMW_AVX2_ONLY)  // and of the AVX2 clone alone
-#define POTTS_ADAMW_KERNEL __attribute__((target("avx2"), noinline))
-#else
-#define POTTS_ADAMW_KERNEL __attribute__((target_clones("avx512f", "avx2", "default"), noinline))
-#endif
-POTTS_ADAMW_KERNEL void adamw_update(
+POTTS_ISA_CLONED void adamw_update(
     arma::uword n, const AdamwCoefficients& c, double* __restrict xp, double* __restrict m, double* __restrict v,
     const double* __restrict gp) {
   const double decay = c.decay, beta1 = c.beta1, beta2 = c.beta2, a1 = c.a1, a2 = c.a2, bc2_sqrt = c.bc2_sqrt,

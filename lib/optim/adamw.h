@@ -16,7 +16,7 @@
 // batches of B in that order, the last one shorter when B does not divide N.
 //
 // Tested by //lib/optim:adamw_test and, against PyTorch on a coupling model,
-// //lib/estimators:adamw_reference_test.
+// //tests/reference:adamw_reference_test.
 #pragma once
 #include <cstdint>
 #include <vector>

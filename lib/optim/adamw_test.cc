@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "lib/core/isa.h"
+
 namespace potts {
 namespace {
 
@@ -46,9 +48,7 @@ TEST(Adamw, TwoStepsByHand) {
 // 256-bit remainder and scalar ones; the same (x, g) at every position must
 // give one result.
 TEST(Adamw, EveryPositionTheScalarBits) {
-#if defined(POTTS_ADAMW_AVX2_ONLY)
-  if (!__builtin_cpu_supports("avx2")) GTEST_SKIP() << "no AVX2 on this CPU";
-#endif
+  if (!isa_pin_runs_here()) GTEST_SKIP() << "this CPU lacks the pinned level";
   AdamwOptions o;
   o.lr = 0.005;
   o.weight_decay = 0.01;

@@ -6,7 +6,8 @@
 #include <limits>
 
 #include "lib/core/error.h"
-#include "lib/core/vexp.h"
+#include "lib/core/isa.h"
+#include "lib/linalg/vexp.h"
 
 namespace potts {
 namespace {
@@ -250,9 +251,9 @@ POTTS_INLINE int draw(const KernelState& st, const double* w, double wb, double 
 }
 
 // `rounds` passes over sites first .. last-1, each a heat-bath update from
-// eq. 5. Compiled twice below (AVX2 and baseline x86-64, chosen at run
-// time): the operations are the same element-wise IEEE operations in the
-// same order, so both versions give identical chains (tested).
+// eq. 5. Cloned per level below: the operations are the same element-wise
+// IEEE operations in the same order, so every level gives the same chain
+// (tested at every level).
 template <int NV, bool kBounded>
 POTTS_INLINE void gibbs_kernel_body(KernelState& st, Rng& rng, arma::uword first, arma::uword last,
                                     std::uint64_t rounds) {
@@ -299,14 +300,9 @@ POTTS_INLINE void gibbs_kernel_body(KernelState& st, Rng& rng, arma::uword first
   }
 }
 
-__attribute__((target("avx2"))) void gibbs_kernel_avx2(KernelState& st, Rng& rng, arma::uword first,
-                                                       arma::uword last, std::uint64_t rounds) {
-  if (st.Cp == 20 && st.bounded) gibbs_kernel_body<5, true>(st, rng, first, last, rounds);
-  else if (st.Cp == 20) gibbs_kernel_body<5, false>(st, rng, first, last, rounds);
-  else gibbs_kernel_body<0, false>(st, rng, first, last, rounds);
-}
-
-void gibbs_kernel_baseline(KernelState& st, Rng& rng, arma::uword first, arma::uword last, std::uint64_t rounds) {
+// The kernel, cloned per instruction-set level (lib/core/isa.h).
+POTTS_ISA_CLONED void gibbs_kernel(KernelState& st, Rng& rng, arma::uword first, arma::uword last,
+                                   std::uint64_t rounds) {
   if (st.Cp == 20 && st.bounded) gibbs_kernel_body<5, true>(st, rng, first, last, rounds);
   else if (st.Cp == 20) gibbs_kernel_body<5, false>(st, rng, first, last, rounds);
   else gibbs_kernel_body<0, false>(st, rng, first, last, rounds);
@@ -372,9 +368,7 @@ void GibbsSampler::run(std::uint64_t rounds, arma::uword first, arma::uword last
                  ptr(F_),   ptr(W_),   ref_.data(), Z_.data(), ptr(tmp_),     state_.data(),
                  s_.data(), updates_,  changes_,    R_,        ptr(log_dU_), log_site_.data(), log_off_.data(), synced_.data(),
                  nlog_,     bounded_};
-  static const bool has_avx2 = __builtin_cpu_supports("avx2");
-  if (has_avx2 && !baseline_kernel_) gibbs_kernel_avx2(st, rng_, first, last, rounds);
-  else gibbs_kernel_baseline(st, rng_, first, last, rounds);
+  gibbs_kernel(st, rng_, first, last, rounds);
   updates_ = st.updates;
   changes_ = st.changes;
   nlog_ = st.nlog;

@@ -31,11 +31,11 @@
 //    are skipped when sum_j |beta J_ij| (max U - min U) < 600 for all i
 //    rules that out). Applying a row's pending changes in one pass or several
 //    gives the same bits, so when rows catch up does not change the chain.
-// exp is simd::exp4 (lib/core/vexp.h: our own, table-driven, the same bits
+// exp is simd::exp4 (lib/linalg/vexp.h: our own, table-driven, the same bits
 // on every machine and library, within 2 ulp of exp; clamped at -708, and a
 // weight below e^-708 against one of order 1 is never drawn), so the chain
 // is exact up to double rounding and depends on (seed, stream) only, not on
-// the vector width (an AVX2 and a baseline kernel give identical chains).
+// the instruction-set level (every level's kernel gives the same chain).
 //
 // Tested by //lib/potts:gibbs_test.
 #pragma once
@@ -71,10 +71,6 @@ class GibbsSampler {
   // Recompute the fields every n sweeps (0: never; default 1000).
   void set_refresh_sweeps(std::uint64_t n) { refresh_sweeps_ = n; }
 
-  // Use the baseline x86-64 kernel even where AVX2 is available (tests:
-  // both must give the same chain).
-  void use_baseline_kernel(bool b) { baseline_kernel_ = b; }
-
   std::uint64_t updates() const { return updates_; }
   std::uint64_t changes() const { return changes_; }  // updates that changed the colour
   arma::uword L() const { return L_; }
@@ -84,7 +80,7 @@ class GibbsSampler {
   void run(std::uint64_t rounds, arma::uword first, arma::uword last);
 
   arma::uword L_, C_, Cp_, Lp_;  // Cp_, Lp_: C, L padded to a multiple of 4 (vector width)
-  bool diagonal_U_ = false, baseline_kernel_ = false;
+  bool diagonal_U_ = false;
   bool bounded_ = false;  // see KernelState::bounded in gibbs.cc
   std::vector<double> betaJ_;   // L x L: row j holds beta J_{., j} (symmetric), contiguous
   // Buffers of whole 32-byte-aligned groups of 4 doubles, so that no vector

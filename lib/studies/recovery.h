@@ -5,7 +5,7 @@
 //  * factored attention, L2 penalty, full-batch L-BFGS, from `seeds` random
 //    initialisations (one fit per seed) and, optionally, from the data-only
 //    "plm" start (leading singular pair of the full pseudo-likelihood fit);
-//  * the full pseudo-likelihood baseline (plmDCA, lib/estimators/pseudo_likelihood.h).
+//  * the full pseudo-likelihood baseline (plmDCA, lib/plm/pseudo_likelihood.h).
 //
 // Both penalties can be chosen by validation on the training set alone, as
 // users of either estimator would: every `holdout_every`-th training
@@ -32,8 +32,8 @@
 
 #include <armadillo>
 
-#include "lib/estimators/factored_fit.h"
-#include "lib/estimators/pseudo_likelihood.h"
+#include "lib/factored/factored_fit.h"
+#include "lib/plm/pseudo_likelihood.h"
 #include "lib/potts/model.h"
 
 namespace potts {

@@ -1,7 +1,7 @@
 // Sample complexity of factored attention on Potts data (paper/spec.md §6,
 // figure 3 right): for a training-set size M, draw M distinct sequences of
 // the training pool at random, fit factored attention with an L2 penalty by
-// L-BFGS (lib/estimators/factored_fit.h) from a fresh initialisation, and record the
+// L-BFGS (lib/factored/factored_fit.h) from a fresh initialisation, and record the
 // test loss eq. 3 on the full test set. alpha = M / L (a choice,
 // paper/spec.md §6).
 //
@@ -20,7 +20,7 @@
 
 #include "lib/core/config.h"
 #include "lib/nn/mlm_model.h"
-#include "lib/estimators/factored_fit.h"
+#include "lib/factored/factored_fit.h"
 
 namespace potts {
 

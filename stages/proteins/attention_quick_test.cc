@@ -29,7 +29,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lib/core/io.h"
-#include "lib/estimators/attention_potts.h"
+#include "lib/attention_potts/attention_potts.h"
 #include "lib/proteins/contacts.h"
 #include "stages/proteins/quick_family.h"
 

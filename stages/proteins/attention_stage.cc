@@ -7,8 +7,8 @@
 #include <malloc.h>
 
 #include "lib/core/io.h"
-#include "lib/estimators/attention_potts.h"
-#include "lib/estimators/coupling_pad.h"
+#include "lib/attention_potts/attention_potts.h"
+#include "lib/plm/coupling_pad.h"
 #include "lib/proteins/contacts.h"
 #include "lib/proteins/msa.h"
 #include "stages/proteins/family_stage.h"

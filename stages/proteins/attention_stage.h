@@ -2,7 +2,7 @@
 // data conventions (the gap a pad: no input, no target; no sequence
 // weights; the 20 amino acids), either
 //  * "model": "attention": factored attention fitted as the observation's
-//    public implementation fits it (lib/estimators/attention_potts.h, eq.
+//    public implementation fits it (lib/attention_potts/attention_potts.h, eq.
 //    O1): positional softmax attention with H heads of dimension d and a
 //    full value matrix per head, the penalty on the couplings W and the
 //    fields, AdamW with a constant learning rate on seeded mini-batches;

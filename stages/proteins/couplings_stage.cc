@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "lib/core/io.h"
-#include "lib/estimators/coupling_fits.h"
-#include "lib/estimators/coupling_models.h"
+#include "lib/couplings/coupling_fits.h"
+#include "lib/couplings/coupling_models.h"
 #include "lib/proteins/contacts.h"
 #include "lib/proteins/msa.h"
 #include "stages/proteins/family_stage.h"

@@ -1,6 +1,6 @@
 // The proteins_couplings stage: a coupling model of the family fitted by
 // weighted pseudo-likelihood, deterministically by full-batch L-BFGS
-// (lib/estimators/coupling_models.h): the full model (plmDCA), factored
+// (lib/couplings/coupling_models.h): the full model (plmDCA), factored
 // attention with H heads (eq. 4 summed over heads), or attention with
 // positional softmax queries and keys; each with or without fields,
 // sequence weights and an L2 penalty.

@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "lib/core/io.h"
-#include "lib/estimators/pseudo_likelihood.h"
+#include "lib/plm/pseudo_likelihood.h"
 #include "lib/nn/factored_attention.h"
 #include "lib/nn/transformer.h"
 #include "lib/proteins/contacts.h"

@@ -6,7 +6,7 @@
 //  * "factored" or "vanilla": the keys of the synthetic train stage (model
 //    shape, the paper's SGD protocol), trained by lib/train on the training
 //    sequences with q = 21;
-//  * "plm": the pseudo-likelihood model with fields (lib/estimators), keys
+//  * "plm": the pseudo-likelihood model with fields (lib/plm), keys
 //    "lambda_h", "lambda_W", "max_iterations", "gradient_tolerance".
 // Outputs:
 //  * params.h5: the parameters (and "attention_map" of a vanilla model);

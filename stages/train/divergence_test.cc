@@ -18,7 +18,7 @@
 #include "lib/core/error.h"
 #include "lib/core/io.h"
 #include "lib/nn/factored_attention.h"
-#include "lib/estimators/factored_fit.h"
+#include "lib/factored/factored_fit.h"
 #include "lib/train/trainer.h"
 #include "lib/train/synthetic.h"
 #include "tests/util/test_util.h"

@@ -1,7 +1,7 @@
 #include "stages/train/factored_excess_stage.h"
 
 #include "lib/core/io.h"
-#include "lib/estimators/finite_sample_excess.h"
+#include "lib/factored/finite_sample_excess.h"
 #include "lib/potts/sample_data.h"
 
 namespace potts {

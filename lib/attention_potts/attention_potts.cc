@@ -1,0 +1,496 @@
+// Factored attention in the observation's protocol (attention_potts.h, eq. O1).
+#include "lib/attention_potts/attention_potts.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "lib/core/error.h"
+#include "lib/core/parallel.h"
+#include "lib/core/rng.h"
+#include "lib/linalg/dense_product.h"
+#include "lib/attention_potts/pad_data_term.h"
+#include "lib/linalg/exp.h"
+
+namespace potts {
+
+void AttentionPottsSpec::check() const {
+  if (L < 2) throw StageError("attention_potts: L = " + std::to_string(L) + ": expected at least 2 sites");
+  if (A < 2) throw StageError("attention_potts: A = " + std::to_string(A) + ": expected at least 2 states");
+  if (heads < 1) throw StageError("attention_potts: heads: expected at least 1");
+  if (head_dim < 1) throw StageError("attention_potts: head_dim: expected at least 1");
+}
+
+namespace {
+
+// Column reductions of an n x m block (leading dimension n): out[c] = the
+// sum over r of term(r, c), each column's terms added in order from 0.0,
+// eight columns side by side: the bits of one sequential sum per column,
+// without waiting on each addition.
+template <class Term>
+inline void column_reduce(arma::uword n, arma::uword m, double* out, Term term) {
+  constexpr arma::uword kLanes = 8;
+  for (arma::uword c0 = 0; c0 < m; c0 += kLanes) {
+    const arma::uword w = std::min(kLanes, m - c0);
+    double acc[kLanes] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+    if (w == kLanes) {
+      for (arma::uword r = 0; r < n; ++r)
+        for (arma::uword c = 0; c < kLanes; ++c) acc[c] += term(r, c0 + c);
+    } else {
+      for (arma::uword r = 0; r < n; ++r)
+        for (arma::uword c = 0; c < w; ++c) acc[c] += term(r, c0 + c);
+    }
+    std::copy(acc, acc + w, out + c0);
+  }
+}
+
+// Column sums of x, and column dot products of x and y (each product
+// rounded, then added).
+void column_sums(const double* x, arma::uword n, arma::uword m, double* sums) {
+  column_reduce(n, m, sums, [&](arma::uword r, arma::uword c) { return x[r + c * n]; });
+}
+
+void column_dots(const double* x, const double* y, arma::uword n, arma::uword m, double* dots) {
+  column_reduce(n, m, dots, [&](arma::uword r, arma::uword c) { return x[r + c * n] * y[r + c * n]; });
+}
+
+// The largest of x[0 .. n), four running maxima (a maximum is exact: the
+// value of a sequential one); -HUGE_VAL when n = 0.
+double range_max(const double* x, arma::uword n) {
+  double m[4] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+  arma::uword j = 0;
+  for (; j + 4 <= n; j += 4)
+    for (arma::uword l = 0; l < 4; ++l) m[l] = std::max(m[l], x[j + l]);
+  for (; j < n; ++j) m[0] = std::max(m[0], x[j]);
+  return std::max(std::max(m[0], m[1]), std::max(m[2], m[3]));
+}
+
+// The symmetric and antisymmetric parts of an A x A block, by index: the
+// entries (a, b) with a <= b (u = 0 .. A(A+1)/2 - 1) and with a < b
+// (k = 0 .. A(A-1)/2 - 1), each column b after column b - 1.
+struct BlockParts {
+  std::vector<arma::uword> sym_a, sym_b, anti_a, anti_b;
+  std::vector<arma::uword> anti_of;         // (a + A b) -> k of (min, max), a != b
+  std::vector<arma::uword> diag_u, anti_u;  // u of (a, a); u of the entry (a, b) of each k
+  explicit BlockParts(arma::uword A) : anti_of(A * A), diag_u(A) {
+    for (arma::uword b = 0; b < A; ++b)
+      for (arma::uword a = 0; a <= b; ++a) {
+        if (a == b) diag_u[a] = sym_a.size();
+        sym_a.push_back(a);
+        sym_b.push_back(b);
+        if (a == b) continue;
+        anti_of[a + A * b] = anti_of[b + A * a] = anti_a.size();
+        anti_u.push_back(sym_a.size() - 1);
+        anti_a.push_back(a);
+        anti_b.push_back(b);
+      }
+  }
+};
+
+// The attention maps of every head into ws.att: column i + L h holds
+// A^h_ij over j (the transpose of head h's map; zero at j = i): the softmax
+// over j != i of q_i . k_j / sqrt(d). With pr, each head's operands of eq.
+// P1 (attention_potts.h) follow while its map is in cache: Bplus^T and
+// Bminus^T (P x H) in T, each entry computed in double, then rounded.
+template <class T>
+void attention_maps(const AttentionPottsSpec& s, const arma::vec& x, AttentionPottsWorkspace& ws,
+                    AttentionProducts<T>* pr) {
+  const arma::uword L = s.L, d = s.head_dim, P = s.pairs();
+  ws.att.set_size(L, L * s.heads);
+  if (pr != nullptr) {
+    pr->bp_t.set_size(P, s.heads);
+    pr->bm_t.set_size(P, s.heads);
+  }
+  const double scale = 1.0 / std::sqrt(double(d));
+  parallel_ranges(s.heads, [&](std::size_t h0, std::size_t h1) {
+    std::vector<double> sums(L);
+    for (arma::uword h = h0; h < h1; ++h) {
+      const double* q = x.memptr() + s.q_offset() + h * d * L;
+      const double* k = x.memptr() + s.k_offset() + h * d * L;
+      double* st = ws.att.colptr(h * L);  // St(j, i) = q_i . k_j / sqrt(d)
+      dense_product(true, false, L, L, d, k, d, q, d, st, L);
+      for (arma::uword e = 0; e < L * L; ++e) st[e] *= scale;
+      for (arma::uword i = 0; i < L; ++i) {
+        double* col = st + i * L;
+        const double mx = std::max(range_max(col, i), range_max(col + i + 1, L - i - 1));
+        for (arma::uword j = 0; j < L; ++j) col[j] -= mx;
+        col[i] = 0.0;
+      }
+      exp_nonpositive(st, L * L);
+      for (arma::uword i = 0; i < L; ++i) st[i + i * L] = 0.0;
+      column_sums(st, L, L, sums.data());
+      for (arma::uword i = 0; i < L; ++i) {
+        double* col = st + i * L;
+        const double inv = 1.0 / sums[i];
+        for (arma::uword j = 0; j < L; ++j) col[j] *= inv;
+      }
+      if (pr == nullptr) continue;
+      // Pair p = (i < j): Bplus = (A_ij + A_ji) / 2, Bminus = (A_ij - A_ji) / 2,
+      // A_ij = St(j, i) along column i, A_ji = St(i, j).
+      T* plus = pr->bp_t.colptr(h);
+      T* minus = pr->bm_t.colptr(h);
+      arma::uword p = 0;
+      for (arma::uword i = 0; i + 1 < L; ++i) {
+        const double* col = st + i * L;
+        for (arma::uword j = i + 1; j < L; ++j, ++p) {
+          const double aij = col[j], aji = st[i + j * L];
+          plus[p] = T(0.5 * (aij + aji));
+          minus[p] = T(0.5 * (aij - aji));
+        }
+      }
+    }
+  });
+}
+
+// The value operands of eq. P1 in T: Sop (S x H) and Kop (K x H) from V;
+// each entry computed in double, then rounded.
+template <class T>
+void fill_values(const AttentionPottsSpec& s, const arma::vec& x, const BlockParts& parts, AttentionProducts<T>& pr) {
+  const arma::uword A = s.A, H = s.heads, A2 = A * A;
+  const arma::uword S = parts.sym_a.size(), K = parts.anti_a.size();
+  const double* v = x.memptr() + s.v_offset();
+  pr.sop.set_size(S, H);
+  pr.kop.set_size(K, H);
+  for (arma::uword h = 0; h < H; ++h) {
+    const double* vh = v + h * A2;
+    for (arma::uword u = 0; u < S; ++u) {
+      const arma::uword a = parts.sym_a[u], b = parts.sym_b[u];
+      pr.sop(u, h) = T(0.5 * (vh[a + A * b] + vh[b + A * a]));
+    }
+    for (arma::uword k = 0; k < K; ++k) {
+      const arma::uword a = parts.anti_a[k], b = parts.anti_b[k];
+      pr.kop(k, h) = T(0.5 * (vh[a + A * b] - vh[b + A * a]));
+    }
+  }
+}
+
+// Eq. P1's two products, then each block Ws_p assembled in double from its
+// parts: Ws_p(a, b) = Wsym(u) + Wanti(k) for a < b, Wsym(u) - Wanti(k) for
+// a > b, Wsym(u) on the diagonal.
+template <class T>
+void form_couplings(const AttentionPottsSpec& s, const BlockParts& parts, AttentionProducts<T>& pr, arma::mat& wsb,
+                    std::vector<double>& col_sq, arma::mat* wsb_t) {
+  const arma::uword A = s.A, H = s.heads, A2 = A * A, P = s.pairs();
+  const arma::uword S = parts.sym_a.size(), K = parts.anti_a.size();
+  pr.wsym.set_size(S, P);
+  pr.want.set_size(K, P);
+  dense_product(false, true, S, P, H, pr.sop.memptr(), S, pr.bp_t.memptr(), P, pr.wsym.memptr(), S);
+  dense_product(false, true, K, P, H, pr.kop.memptr(), K, pr.bm_t.memptr(), P, pr.want.memptr(), K);
+  wsb.set_size(A2, P);
+  if (wsb_t != nullptr) wsb_t->set_size(A2, P);
+  col_sq.resize(P);
+  // Eight blocks at a time: assembled, then their squares for the penalty
+  // (||Ws_p||^2, each block's added in order, the eight side by side) while
+  // they are in cache.
+  constexpr arma::uword kLanes = 8;
+  parallel_ranges(P, [&](std::size_t p0, std::size_t p1) {
+    for (arma::uword c0 = p0; c0 < p1; c0 += kLanes) {
+      const arma::uword nw = std::min<arma::uword>(kLanes, p1 - c0);
+      for (arma::uword p = c0; p < c0 + nw; ++p) {
+        const T* ws_ = pr.wsym.colptr(p);
+        const T* wa = pr.want.colptr(p);
+        double* w = wsb.colptr(p);
+        for (arma::uword a = 0; a < A; ++a) w[a + A * a] = double(ws_[parts.diag_u[a]]);
+        for (arma::uword k = 0; k < K; ++k) {
+          const arma::uword a = parts.anti_a[k], b = parts.anti_b[k];  // a < b
+          const double sym = double(ws_[parts.anti_u[k]]), anti = double(wa[k]);
+          w[a + A * b] = sym + anti;
+          w[b + A * a] = sym - anti;
+        }
+        if (wsb_t == nullptr) continue;
+        double* wt = wsb_t->colptr(p);  // the block transposed, for the data term
+        for (arma::uword a = 0; a < A; ++a) wt[a + A * a] = w[a + A * a];
+        for (arma::uword k = 0; k < K; ++k) {
+          const arma::uword a = parts.anti_a[k], b = parts.anti_b[k];
+          wt[a + A * b] = w[b + A * a];
+          wt[b + A * a] = w[a + A * b];
+        }
+      }
+      const double* base = wsb.colptr(c0);
+      column_dots(base, base, A2, nw, col_sq.data() + c0);
+    }
+  });
+}
+
+// The gradient through eq. P1: dWs + gw Ws (the data term's gradient and the
+// penalty's, in double) split into its parts' shares (rounded to T), the
+// four products, then the share of V in double: dV(a, b) = dSop(u) / 2 +
+// dKop(k) / 2 and dV(b, a) = dSop(u) / 2 - dKop(k) / 2 for a < b, dV(a, a) =
+// dSop(u). dBplus^T and dBminus^T stay in pr for map_gradient.
+template <class T>
+void product_gradient(const AttentionPottsSpec& s, const BlockParts& parts, const arma::mat& wsb, double gw,
+                      arma::mat& dws, AttentionProducts<T>& pr, double* gv) {
+  const arma::uword A = s.A, H = s.heads, A2 = A * A, P = s.pairs();
+  const arma::uword S = parts.sym_a.size(), K = parts.anti_a.size();
+  pr.gsym.set_size(S, P);
+  pr.gant.set_size(K, P);
+  parallel_ranges(P, [&](std::size_t p0, std::size_t p1) {
+    for (arma::uword p = p0; p < p1; ++p) {
+      double* g = dws.colptr(p);
+      const double* w = wsb.colptr(p);
+      for (arma::uword e = 0; e < A2; ++e) g[e] += gw * w[e];
+      T* gs = pr.gsym.colptr(p);
+      T* ga = pr.gant.colptr(p);
+      for (arma::uword a = 0; a < A; ++a) gs[parts.diag_u[a]] = T(g[a + A * a]);
+      for (arma::uword k = 0; k < K; ++k) {
+        const arma::uword a = parts.anti_a[k], b = parts.anti_b[k];  // a < b
+        gs[parts.anti_u[k]] = T(g[a + A * b] + g[b + A * a]);
+        ga[k] = T(g[a + A * b] - g[b + A * a]);
+      }
+    }
+  });
+  pr.dsop.set_size(S, H);
+  pr.dkop.set_size(K, H);
+  pr.dbp_t.set_size(P, H);
+  pr.dbm_t.set_size(P, H);
+  dense_product(false, false, S, H, P, pr.gsym.memptr(), S, pr.bp_t.memptr(), P, pr.dsop.memptr(), S);
+  dense_product(false, false, K, H, P, pr.gant.memptr(), K, pr.bm_t.memptr(), P, pr.dkop.memptr(), K);
+  dense_product(true, false, P, H, S, pr.gsym.memptr(), S, pr.sop.memptr(), S, pr.dbp_t.memptr(), P);
+  dense_product(true, false, P, H, K, pr.gant.memptr(), K, pr.kop.memptr(), K, pr.dbm_t.memptr(), P);
+  for (arma::uword h = 0; h < H; ++h) {
+    double* gvh = gv + h * A2;
+    for (arma::uword u = 0; u < S; ++u) {
+      const arma::uword a = parts.sym_a[u], b = parts.sym_b[u];
+      const double ds = double(pr.dsop(u, h));
+      if (a == b) {
+        gvh[a + A * a] = ds;
+        continue;
+      }
+      const double dk = double(pr.dkop(parts.anti_of[a + A * b], h));
+      gvh[a + A * b] = 0.5 * ds + 0.5 * dk;
+      gvh[b + A * a] = 0.5 * ds - 0.5 * dk;
+    }
+  }
+}
+
+// The gradient w.r.t. q and k: dA^h_ij = (dBplus + dBminus) / 2 and dA^h_ji =
+// (dBplus - dBminus) / 2 of each pair (in double), through the softmax of
+// each query row, then St = K^T Q / sqrt(d); written to g's q and k parts.
+template <class T>
+void map_gradient(const AttentionPottsSpec& s, const arma::vec& x, const AttentionPottsWorkspace& ws,
+                  const AttentionProducts<T>& pr, double* g) {
+  const arma::uword L = s.L, d = s.head_dim;
+  const double scale = 1.0 / std::sqrt(double(d));
+  parallel_ranges(s.heads, [&](std::size_t h0, std::size_t h1) {
+    thread_local arma::mat dst;
+    thread_local std::vector<double> dots;
+    dst.set_size(L, L);
+    dots.resize(L);
+    for (arma::uword h = h0; h < h1; ++h) {
+      const T* dp = pr.dbp_t.colptr(h);
+      const T* dm = pr.dbm_t.colptr(h);
+      const double* att = ws.att.colptr(L * h);
+      // Column i: dA^h_ij over j (query i), the pair (j, i) for j < i.
+      for (arma::uword i = 0; i < L; ++i) {
+        double* col = dst.colptr(i);
+        for (arma::uword j = 0; j < i; ++j) {
+          const arma::uword p = pair_index(j, i, L);
+          col[j] = 0.5 * (double(dp[p]) - double(dm[p]));
+        }
+        col[i] = 0.0;
+        const arma::uword p0 = i + 1 < L ? pair_index(i, i + 1, L) : 0;
+        for (arma::uword j = i + 1; j < L; ++j)
+          col[j] = 0.5 * (double(dp[p0 + j - i - 1]) + double(dm[p0 + j - i - 1]));
+      }
+      // dSt = A o (dA - sum_j A dA), the sums of each column in order.
+      column_dots(att, dst.memptr(), L, L, dots.data());
+      for (arma::uword i = 0; i < L; ++i) {
+        const double* a = att + L * i;
+        double* col = dst.colptr(i);
+        for (arma::uword j = 0; j < L; ++j) col[j] = a[j] * (col[j] - dots[i]);
+      }
+      const double* q = x.memptr() + s.q_offset() + h * d * L;
+      const double* k = x.memptr() + s.k_offset() + h * d * L;
+      double* gq = g + s.q_offset() + h * d * L;
+      double* gk = g + s.k_offset() + h * d * L;
+      dense_product(false, false, d, L, L, k, d, dst.memptr(), L, gq, d);
+      dense_product(false, true, d, L, L, q, d, dst.memptr(), L, gk, d);
+      for (arma::uword e = 0; e < d * L; ++e) {
+        gq[e] *= scale;
+        gk[e] *= scale;
+      }
+    }
+  });
+}
+
+// The couplings into ws.ws (and, for the data term, their transposed blocks
+// into ws.ws_t when `transposed`).
+void couplings(const AttentionPottsSpec& s, const arma::vec& x, const BlockParts& parts, AttentionPottsWorkspace& ws,
+               bool transposed) {
+  s.check();
+  if (x.n_elem != s.parameter_count())
+    throw StageError("attention_potts: " + std::to_string(x.n_elem) + " parameters, expected " +
+                     std::to_string(s.parameter_count()));
+  arma::mat* wt = transposed ? &ws.ws_t : nullptr;
+  if (s.float_products) {
+    attention_maps(s, x, ws, &ws.pf);
+    fill_values(s, x, parts, ws.pf);
+    form_couplings(s, parts, ws.pf, ws.ws, ws.col_sq, wt);
+  } else {
+    attention_maps(s, x, ws, &ws.pd);
+    fill_values(s, x, parts, ws.pd);
+    form_couplings(s, parts, ws.pd, ws.ws, ws.col_sq, wt);
+  }
+}
+
+}  // namespace
+
+void attention_potts_couplings(const AttentionPottsSpec& s, const arma::vec& x, AttentionPottsWorkspace& ws) {
+  couplings(s, x, BlockParts(s.A), ws, false);
+}
+
+double attention_potts_loss(const AttentionPottsSpec& s, const arma::vec& x, const arma::imat& batch,
+                            const AttentionPottsPenalty& penalty, arma::vec* grad, AttentionPottsWorkspace& ws) {
+  const arma::uword L = s.L, A = s.A;
+  const arma::uword B = batch.n_rows;
+  if (B == 0 || batch.n_cols != L)
+    throw StageError("attention_potts: a batch of " + std::to_string(B) + " x " + std::to_string(batch.n_cols) +
+                     " states, expected at least one sequence of " + std::to_string(L));
+  if (batch.min() < 0) throw StageError("attention_potts: a negative state in the batch");
+  if (penalty.family_size < 1) throw StageError("attention_potts: family_size: expected at least 1");
+  const BlockParts parts(A);
+  couplings(s, x, parts, ws, true);
+  const double* b = x.memptr();
+  // The data term (pad_data_term.h), its residuals scaled by 1 / B.
+  if (grad != nullptr) grad->set_size(s.parameter_count());  // every entry is written below
+  arma::uword T = 0;
+  const double data_scale = penalty.squared ? double(penalty.family_size) / double(B) : 1.0 / double(B);
+  const double ce = pad_data_term(L, A, ws.ws, ws.ws_t, b, batch, data_scale, ws.data, &T,
+                                  grad != nullptr ? &ws.dws : nullptr, grad != nullptr ? grad->memptr() : nullptr);
+  // Penalty: ||W||_F^2 = 2 sum_p ||Ws_p||^2 (both ordered pairs; the
+  // blocks' squares from attention_potts_couplings).
+  double ws2 = 0.0;
+  for (double c : ws.col_sq) ws2 += c;
+  double b2 = 0.0;
+  for (arma::uword e = 0; e < A * L; ++e) b2 += b[e] * b[e];
+  double loss = 0.0, gb = 0.0, gw = 0.0;  // the penalty's gradient: gb b on the fields, gw Ws_p on each block
+  if (penalty.squared) {  // eq. O1s
+    const double k_w = double(T) * penalty.lambda * double(A) / (2.0 * double(B));
+    const double k_b = s.fields ? double(T) * penalty.lambda / (double(B) * double(L)) : 0.0;
+    loss = ce * data_scale + (k_w * (2.0 * ws2) + k_b * b2);
+    gb = 2.0 * k_b;
+    gw = 4.0 * k_w;
+  } else {  // eq. O1: b / ||b|| on the fields, 2 Ws_p / ||W|| on each block
+    const double norm_w = std::sqrt(2.0 * ws2), norm_b = std::sqrt(b2);
+    const double c_w = penalty.lambda * double(L - 1) * double(A - 1) / double(penalty.family_size);
+    const double c_b = penalty.lambda / double(penalty.family_size);
+    const double tb = double(T) / double(B);
+    loss = ce / double(B) + tb * (c_w * norm_w + c_b * norm_b);
+    gb = norm_b > 0.0 ? tb * c_b / norm_b : 0.0;
+    gw = norm_w > 0.0 ? 2.0 * tb * c_w / norm_w : 0.0;
+  }
+  if (grad == nullptr) return loss;
+
+  double* g = grad->memptr();
+  for (arma::uword e = 0; e < A * L; ++e) g[e] = s.fields ? g[e] + gb * b[e] : 0.0;
+  // Through eq. P1 to V and to the maps, the penalty's share of each block
+  // joining the data term's on the way.
+  if (s.float_products) {
+    product_gradient(s, parts, ws.ws, gw, ws.dws, ws.pf, g + s.v_offset());
+    map_gradient(s, x, ws, ws.pf, g);
+  } else {
+    product_gradient(s, parts, ws.ws, gw, ws.dws, ws.pd, g + s.v_offset());
+    map_gradient(s, x, ws, ws.pd, g);
+  }
+  return loss;
+}
+
+arma::mat attention_potts_block_norms(const AttentionPottsSpec& s, const arma::vec& x) {
+  AttentionPottsWorkspace ws;
+  attention_potts_couplings(s, x, ws);
+  return pair_block_norms(s.L, s.A, ws.ws);
+}
+
+double attention_potts_median_row_max(const AttentionPottsSpec& s, const arma::vec& x) {
+  AttentionPottsWorkspace ws;
+  s.check();
+  attention_maps<double>(s, x, ws, nullptr);
+  std::vector<double> row_max(ws.att.n_cols);
+  for (arma::uword c = 0; c < ws.att.n_cols; ++c) row_max[c] = ws.att.col(c).max();
+  std::sort(row_max.begin(), row_max.end());
+  const std::size_t m = row_max.size();
+  return m % 2 ? row_max[m / 2] : 0.5 * (row_max[m / 2 - 1] + row_max[m / 2]);
+}
+
+arma::vec attention_potts_start(const AttentionPottsSpec& s, const arma::imat& sequences, double lambda,
+                                std::uint64_t seed) {
+  s.check();
+  if (sequences.n_rows == 0 || sequences.n_cols != s.L)
+    throw StageError("attention_potts: start from " + std::to_string(sequences.n_rows) + " x " +
+                     std::to_string(sequences.n_cols) + " sequences, expected M >= 1 rows of " + std::to_string(s.L));
+  if (!(lambda >= 0.0)) throw StageError("attention_potts: lambda: expected a non-negative number");
+  arma::vec x(s.parameter_count());
+  // Fields: log(n_i(a) + lambda log N), centred over a.
+  const double pseudo = lambda * std::log(double(sequences.n_rows));
+  for (arma::uword i = 0; i < s.L; ++i) {
+    std::vector<double> n(s.A, 0.0);
+    for (arma::uword m = 0; m < sequences.n_rows; ++m) {
+      const arma::sword t = sequences(m, i);
+      if (t >= 0 && arma::uword(t) < s.A) n[arma::uword(t)] += 1.0;
+    }
+    double mean = 0.0;
+    for (arma::uword a = 0; a < s.A; ++a) {
+      n[a] = std::log(n[a] + pseudo);
+      mean += n[a];
+    }
+    mean /= double(s.A);
+    for (arma::uword a = 0; a < s.A; ++a) x(a + s.A * i) = s.fields ? n[a] - mean : 0.0;
+  }
+  Rng rng(seed, streams::kInit);
+  const double dd = double(s.head_dim), HH = double(s.heads), LL = double(s.L), AA = double(s.A);
+  const double a_qk = std::sqrt(6.0 / (HH * dd + LL * dd));
+  const double a_v = std::sqrt(6.0 / (AA * AA + HH * AA));
+  for (arma::uword e = s.q_offset(); e < s.v_offset(); ++e) x(e) = a_qk * (2.0 * rng.uniform() - 1.0);
+  for (arma::uword e = s.v_offset(); e < x.n_elem; ++e) x(e) = a_v * (2.0 * rng.uniform() - 1.0);
+  return x;
+}
+
+arma::uvec FullBatches::next() {
+  while (pending_.size() < batch_) {
+    const arma::uvec more = stream_.next();
+    pending_.insert(pending_.end(), more.begin(), more.end());
+  }
+  arma::uvec rows(batch_);
+  std::copy(pending_.begin(), pending_.begin() + std::ptrdiff_t(batch_), rows.begin());
+  pending_.erase(pending_.begin(), pending_.begin() + std::ptrdiff_t(batch_));
+  return rows;
+}
+
+AttentionPottsFit fit_attention_potts(const AttentionPottsSpec& spec, const arma::imat& sequences,
+                                      const AttentionPottsPenalty& penalty, const AttentionPottsFitOptions& options,
+                                      std::uint64_t seed) {
+  spec.check();
+  if (options.steps < 1) throw StageError("attention_potts: steps: expected at least 1");
+  AttentionPottsFit fit;
+  fit.x = attention_potts_start(spec, sequences, penalty.lambda, seed);
+  Adamw opt(fit.x.n_elem, options.adamw);
+  BatchStream batches(sequences.n_rows, options.batch_size, seed);
+  FullBatches full(sequences.n_rows, options.batch_size, seed);
+  auto next_batch = [&]() { return options.full_batches ? full.next() : batches.next(); };
+  AttentionPottsWorkspace ws;
+  arma::vec g;
+  for (long t = 1; t <= options.steps; ++t) {
+    const arma::uvec rows = next_batch();
+    const double f = attention_potts_loss(spec, fit.x, sequences.rows(rows), penalty, &g, ws);
+    if (!std::isfinite(f) || !g.is_finite())
+      throw StageError("attention_potts: the fit diverged at step " + std::to_string(t) + " (loss " +
+                       std::to_string(f) + "); no result is written");
+    opt.step(fit.x, g);
+    if (options.on_step) options.on_step(t, f);
+  }
+  fit.steps = options.steps;
+  fit.epochs = options.full_batches ? full.epoch() : batches.epoch();
+  return fit;
+}
+
+double attention_potts_mean_loss(const AttentionPottsSpec& spec, const arma::vec& x, const arma::imat& sequences) {
+  AttentionPottsWorkspace ws;
+  couplings(spec, x, BlockParts(spec.A), ws, true);
+  arma::uword T = 0;
+  const double ce =
+      pad_data_term(spec.L, spec.A, ws.ws, ws.ws_t, x.memptr(), sequences, 1.0, ws.data, &T, nullptr, nullptr);
+  return T == 0 ? 0.0 : ce / double(T);
+}
+
+}  // namespace potts

@@ -1,0 +1,214 @@
+// The data term with pads from pair blocks (pad_data_term.h).
+#include "lib/attention_potts/pad_data_term.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "lib/core/isa.h"
+#include "lib/core/parallel.h"
+#include "lib/linalg/exp.h"
+
+namespace potts {
+namespace {
+
+// The two hot loops, cloned per instruction-set level (lib/core/isa.h; each
+// lane the same additions in the same order: the same bits), with the
+// alphabet's size a constant where it is the amino acids' 20.
+
+// For sequences n0 .. n1 - 1 and pairs (i, j), j0 <= j < j1: the
+// contributions of each pair to the logits of i and of j.
+template <arma::uword AC>
+inline __attribute__((always_inline)) void pair_logits_body(arma::uword A_, arma::uword L, arma::uword B,
+                                                            const arma::imat& batch, const arma::mat& ws,
+                                                            const arma::mat& ws_t, arma::uword i, arma::uword j0,
+                                                            arma::uword j1, arma::uword n0, arma::uword n1,
+                                                            double* logits) {
+  const arma::uword A = AC ? AC : A_;
+  // Site i's logits in a local copy (registers when A is a constant): the
+  // compiler cannot tell that the stores to site j's never touch them.
+  double acc[AC ? AC : 1];
+  for (arma::uword n = n0; n < n1; ++n) {
+    const arma::uword si = arma::uword(batch(n, i));
+    double* zi = logits + A * (i + L * n);
+    if (AC)
+      for (arma::uword a = 0; a < AC; ++a) acc[a] = zi[a];
+    double* z = AC ? acc : zi;
+    for (arma::uword j = j0; j < j1; ++j) {
+      const arma::uword p = pair_index(i, j, L), sj = arma::uword(batch(n, j));
+      if (sj < A) {
+        const double* col = ws.colptr(p) + A * sj;  // W_ij(., s_j)
+        for (arma::uword a = 0; a < A; ++a) z[a] += col[a];
+      }
+      if (si < A) {
+        const double* row = ws_t.colptr(p) + A * si;  // W_ji(., s_i) = W_ij(s_i, .)
+        double* zj = logits + A * (j + L * n);
+        for (arma::uword c = 0; c < A; ++c) zj[c] += row[c];
+      }
+    }
+    if (AC)
+      for (arma::uword a = 0; a < AC; ++a) zi[a] = acc[a];
+  }
+}
+
+POTTS_ISA_CLONED void pair_logits(arma::uword A, arma::uword L, arma::uword B, const arma::imat& batch,
+                                 const arma::mat& ws, const arma::mat& ws_t, arma::uword i, arma::uword j0,
+                                 arma::uword j1, arma::uword n0, arma::uword n1, double* logits) {
+  if (A == 20)
+    pair_logits_body<20>(A, L, B, batch, ws, ws_t, i, j0, j1, n0, n1, logits);
+  else
+    pair_logits_body<0>(A, L, B, batch, ws, ws_t, i, j0, j1, n0, n1, logits);
+}
+
+// Pair (i, j)'s two gradient shares over the batch: d1 column s_j += r_i,
+// d2 column s_i += r_j, sequences in order.
+template <arma::uword AC>
+inline __attribute__((always_inline)) void pair_gradient_body(arma::uword A_, arma::uword L, arma::uword B,
+                                                              const arma::imat& batch,
+                                                              const double* residuals, arma::uword i, arma::uword j,
+                                                              double* d1, double* d2) {
+  const arma::uword A = AC ? AC : A_;
+  for (arma::uword n = 0; n < B; ++n) {
+    const arma::uword si = arma::uword(batch(n, i)), sj = arma::uword(batch(n, j));
+    if (sj < A) {
+      const double* ri = residuals + A * (i + L * n);
+      double* col = d1 + A * sj;
+      for (arma::uword a = 0; a < A; ++a) col[a] += ri[a];
+    }
+    if (si < A) {
+      const double* rj = residuals + A * (j + L * n);
+      double* col = d2 + A * si;
+      for (arma::uword c = 0; c < A; ++c) col[c] += rj[c];
+    }
+  }
+}
+
+POTTS_ISA_CLONED void pair_gradient(arma::uword A, arma::uword L, arma::uword B, const arma::imat& batch,
+                                   const double* residuals, arma::uword i, arma::uword j, double* d1, double* d2) {
+  if (A == 20)
+    pair_gradient_body<20>(A, L, B, batch, residuals, i, j, d1, d2);
+  else
+    pair_gradient_body<0>(A, L, B, batch, residuals, i, j, d1, d2);
+}
+
+}  // namespace
+
+double pad_data_term(arma::uword L, arma::uword A, const arma::mat& ws, const double* b, const arma::imat& batch,
+                     double scale, PadDataWorkspace& w, arma::uword* targets, arma::mat* dws, double* db) {
+  // Each block transposed, so that both of a pair's contributions read A
+  // contiguous entries.
+  const arma::uword P = L * (L - 1) / 2;
+  w.ws_t.set_size(A * A, P);
+  parallel_ranges(P, [&](std::size_t p0, std::size_t p1) {
+    for (arma::uword p = p0; p < p1; ++p) {
+      const double* src = ws.colptr(p);
+      double* dst = w.ws_t.colptr(p);
+      for (arma::uword c = 0; c < A; ++c)
+        for (arma::uword a = 0; a < A; ++a) dst[c + A * a] = src[a + A * c];
+    }
+  });
+  return pad_data_term(L, A, ws, w.ws_t, b, batch, scale, w, targets, dws, db);
+}
+
+double pad_data_term(arma::uword L, arma::uword A, const arma::mat& ws, const arma::mat& ws_t, const double* b,
+                     const arma::imat& batch, double scale, PadDataWorkspace& w, arma::uword* targets, arma::mat* dws,
+                     double* db) {
+  const arma::uword A2 = A * A, P = L * (L - 1) / 2, B = batch.n_rows;
+  auto state = [&](arma::uword n, arma::uword i) { return arma::uword(batch(n, i)); };
+  if (ws.n_rows != A2 || ws.n_cols != P || ws_t.n_rows != A2 || ws_t.n_cols != P)
+    throw std::logic_error("pad_data_term: the blocks or their transposes do not match L and A");
+  // Logits z(a, n + B i) = b_i(a) + sum_{j != i, s_j < A} W_ij(a, s_j), the
+  // pairs in order (j ascending for every i); blocks of 64 pairs are read
+  // once per range of sequences.
+  w.logits.set_size(A, B * L);
+  const arma::uword block = 64;
+  parallel_ranges(B, [&](std::size_t n0, std::size_t n1) {
+    for (arma::uword n = n0; n < n1; ++n)
+      std::copy(b, b + A * L, w.logits.colptr(L * n));
+    for (arma::uword i = 0; i + 1 < L; ++i)
+      for (arma::uword j0 = i + 1; j0 < L; j0 += block) {
+        pair_logits(A, L, B, batch, ws, ws_t, i, j0, std::min(L, j0 + block), n0, n1, w.logits.memptr());
+      }
+  });
+  // Cross-entropy of each non-pad target; the logits become the residuals
+  // scale (softmax - one-hot), zero at pads.
+  w.seq_loss.assign(B, 0.0);
+  w.seq_targets.assign(B, 0);
+  parallel_ranges(B, [&](std::size_t n0, std::size_t n1) {
+    std::vector<double> e(A);
+    for (arma::uword n = n0; n < n1; ++n)
+      for (arma::uword i = 0; i < L; ++i) {
+        double* z = w.logits.colptr(i + L * n);
+        const arma::uword t = state(n, i);
+        if (t >= A) {
+          std::fill(z, z + A, 0.0);
+          continue;
+        }
+        double mx = z[0];
+        for (arma::uword a = 1; a < A; ++a) mx = std::max(mx, z[a]);
+        for (arma::uword a = 0; a < A; ++a) e[a] = z[a] - mx;
+        exp_nonpositive(e.data(), A);
+        double sum = 0.0;
+        for (arma::uword a = 0; a < A; ++a) sum += e[a];
+        w.seq_loss[n] += mx + std::log(sum) - z[t];
+        w.seq_targets[n] += 1;
+        const double inv = 1.0 / sum;
+        for (arma::uword a = 0; a < A; ++a) z[a] = e[a] * inv * scale;
+        z[t] -= scale;
+      }
+  });
+  double ce = 0.0;
+  arma::uword T = 0;
+  for (arma::uword n = 0; n < B; ++n) {
+    ce += w.seq_loss[n];
+    T += w.seq_targets[n];
+  }
+  *targets = T;
+  if (dws == nullptr) return ce;
+
+  // Fields: the residuals summed over the batch in order.
+  parallel_ranges(L, [&](std::size_t i0, std::size_t i1) {
+    for (arma::uword i = i0; i < i1; ++i)
+      for (arma::uword a = 0; a < A; ++a) {
+        double acc = 0.0;
+        for (arma::uword n = 0; n < B; ++n) acc += w.logits(a, i + L * n);
+        db[a + A * i] = acc;
+      }
+  });
+  // dWs_p = sum_n r_i 1(s_j)^T  +  (sum_n r_j 1(s_i)^T)^T: the first share
+  // and the second, transposed, accumulate in two blocks of their own (each
+  // contiguous, in cache), then their sum is written to dws. Threads take
+  // ranges of pairs, not of sites (whose pairs number L - 1 - i).
+  dws->set_size(A2, P);
+  parallel_ranges(P, [&](std::size_t p0, std::size_t p1) {
+    std::vector<double> shares(2 * A2);
+    double* d1 = shares.data();
+    double* d2 = d1 + A2;
+    arma::uword i = 0, first = 0;  // first: the pair (i, i + 1)
+    while (first + (L - 1 - i) <= p0) first += L - 1 - i++;
+    arma::uword j = i + 1 + (p0 - first);  // (i, j) is the pair p0
+    for (arma::uword p = p0; p < p1; ++p) {
+      std::fill(d1, d1 + 2 * A2, 0.0);
+      pair_gradient(A, L, B, batch, w.logits.memptr(), i, j, d1, d2);
+      double* out = dws->colptr(p);
+      for (arma::uword c = 0; c < A; ++c)
+        for (arma::uword a = 0; a < A; ++a) out[a + A * c] = d1[a + A * c] + d2[c + A * a];
+      if (++j == L) j = ++i + 1;
+    }
+  }, 16);
+  return ce;
+}
+
+arma::mat pair_block_norms(arma::uword L, arma::uword A, const arma::mat& ws) {
+  arma::mat F(L, L, arma::fill::zeros);
+  for (arma::uword i = 0; i + 1 < L; ++i)
+    for (arma::uword j = i + 1; j < L; ++j) {
+      const double* w = ws.colptr(pair_index(i, j, L));
+      double s2 = 0.0;
+      for (arma::uword e = 0; e < A * A; ++e) s2 += w[e] * w[e];
+      F(i, j) = F(j, i) = std::sqrt(s2);
+    }
+  return F;
+}
+
+}  // namespace potts

@@ -1,0 +1,314 @@
+#include "lib/couplings/coupling_panels.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "lib/core/isa.h"
+
+namespace potts {
+
+namespace {
+
+constexpr arma::uword kRows = kPanelRows;
+
+// The kernels of a panel, written once per instruction-set level with a
+// vector width that keeps every accumulator in a register: a row of 16
+// doubles in 4 ymm on AVX2 and on AVX-512, in 8 xmm on baseline x86-64. (A
+// 64-byte vector type compiled for AVX2 had been split through the stack on
+// every addition; on AVX-512, whose zmm it fits, the PLM fit of Ras took
+// 10.5 s with zmm against 8.8 s with ymm, these gathers being bound by
+// loads.) The level is lib/core/isa.h's, chosen once from the CPU. Each
+// lane is one element's own sum, so every level runs the same IEEE additions
+// in the same order: the same bits. BlockedDataTermIsThePlainLoopsBitForBit
+// checks every level (tools/isa.bzl).
+static_assert(kRows == 16, "the kernels below add rows of 16 doubles");
+
+template <unsigned VB>
+struct Lanes {
+  typedef double V __attribute__((vector_size(VB), aligned(8), may_alias));
+  static constexpr unsigned N = 16 * sizeof(double) / VB;  // vectors per row
+  static constexpr unsigned W = VB / sizeof(double);      // doubles per vector
+  static V load(const double* p) { return *reinterpret_cast<const V*>(p); }
+  static void store(double* p, V v) { *reinterpret_cast<V*>(p) = v; }
+};
+
+// z[t] = init[t] + sum_j P[c_j 16 + t] (j = 0..L-1 in order), t < 16; with
+// d, also y[t] = init[t] + sum_j P[d_j 16 + t], the two sums interleaved so
+// that the additions of one overlap the latency of the other's.
+template <class Ln, bool kTwo>
+inline __attribute__((always_inline)) void add_columns_body(const double* P, const arma::uword* c,
+                                                            const arma::uword* d, arma::uword L,
+                                                            const double* init, double* z, double* y) {
+  if (kTwo && Ln::N > 4) {  // 2 x 8 xmm accumulators would not fit in 16: one sum after the other
+    add_columns_body<Ln, false>(P, c, nullptr, L, init, z, nullptr);
+    add_columns_body<Ln, false>(P, d, nullptr, L, init, y, nullptr);
+    return;
+  }
+  typename Ln::V a[Ln::N], b[Ln::N];
+  for (unsigned n = 0; n < Ln::N; ++n) a[n] = b[n] = Ln::load(init + n * Ln::W);
+  for (arma::uword j = 0; j < L; ++j) {
+    const double* wc = P + c[j] * kRows;
+    for (unsigned n = 0; n < Ln::N; ++n) a[n] += Ln::load(wc + n * Ln::W);
+    if (!kTwo) continue;
+    const double* wd = P + d[j] * kRows;
+    for (unsigned n = 0; n < Ln::N; ++n) b[n] += Ln::load(wd + n * Ln::W);
+  }
+  for (unsigned n = 0; n < Ln::N; ++n) {
+    Ln::store(z + n * Ln::W, a[n]);
+    if (kTwo) Ln::store(y + n * Ln::W, b[n]);
+  }
+}
+
+// G[c_j 16 + t] += d[t] for j = 0..L-1, t < 16 (the c_j distinct); with e,
+// then G[e_j 16 + t] += f[t] (the e_j distinct). Where c_j = e_j (a state
+// both sequences share) the two additions run in registers, (G + d) + f as
+// in sequence, with one load and one store.
+template <class Ln, bool kTwo>
+inline __attribute__((always_inline)) void add_to_columns_body(double* G, const arma::uword* c, const arma::uword* e,
+                                                               arma::uword L, const double* d, const double* f) {
+  typename Ln::V dv[Ln::N], fv[Ln::N];
+  for (unsigned n = 0; n < Ln::N; ++n) {
+    dv[n] = Ln::load(d + n * Ln::W);
+    if (kTwo) fv[n] = Ln::load(f + n * Ln::W);
+  }
+  for (arma::uword j = 0; j < L; ++j) {
+    double* gc = G + c[j] * kRows;
+    if (!kTwo) {
+      for (unsigned n = 0; n < Ln::N; ++n) Ln::store(gc + n * Ln::W, Ln::load(gc + n * Ln::W) + dv[n]);
+      continue;
+    }
+    if (c[j] == e[j]) {
+      for (unsigned n = 0; n < Ln::N; ++n) Ln::store(gc + n * Ln::W, (Ln::load(gc + n * Ln::W) + dv[n]) + fv[n]);
+      continue;
+    }
+    double* ge = G + e[j] * kRows;
+    for (unsigned n = 0; n < Ln::N; ++n) Ln::store(gc + n * Ln::W, Ln::load(gc + n * Ln::W) + dv[n]);
+    for (unsigned n = 0; n < Ln::N; ++n) Ln::store(ge + n * Ln::W, Ln::load(ge + n * Ln::W) + fv[n]);
+  }
+}
+
+struct PanelKernels {
+  void (*add2)(const double*, const arma::uword*, const arma::uword*, arma::uword, const double*, double*, double*);
+  void (*add1)(const double*, const arma::uword*, arma::uword, const double*, double*);
+  void (*add_to2)(double*, const arma::uword*, const arma::uword*, arma::uword, const double*, const double*);
+  void (*add_to1)(double*, const arma::uword*, arma::uword, const double*);
+};
+
+// Each level's vector width: 4 ymm per row on AVX-512 and AVX2, 8 xmm on
+// baseline x86-64.
+template <IsaLevel L>
+using LanesAt = Lanes<L == IsaLevel::kBaseline ? 16 : 32>;
+
+// One level's four kernels (lib/core/isa.h), compiled for its instruction set.
+#define POTTS_CM_CLONE(level, suffix, attrs)                                                                      \
+  attrs void add2_##suffix(const double* P, const arma::uword* c, const arma::uword* d, arma::uword L,          \
+                           const double* init, double* z, double* y) {                                         \
+    add_columns_body<LanesAt<level>, true>(P, c, d, L, init, z, y);                                             \
+  }                                                                                                             \
+  attrs void add1_##suffix(const double* P, const arma::uword* c, arma::uword L, const double* init, double* z) { \
+    add_columns_body<LanesAt<level>, false>(P, c, nullptr, L, init, z, nullptr);                                \
+  }                                                                                                             \
+  attrs void add_to2_##suffix(double* G, const arma::uword* c, const arma::uword* e, arma::uword L,             \
+                              const double* d, const double* f) {                                               \
+    add_to_columns_body<LanesAt<level>, true>(G, c, e, L, d, f);                                                \
+  }                                                                                                             \
+  attrs void add_to1_##suffix(double* G, const arma::uword* c, arma::uword L, const double* d) {                \
+    add_to_columns_body<LanesAt<level>, false>(G, c, nullptr, L, d, nullptr);                                   \
+  }                                                                                                             \
+  constexpr PanelKernels kKernels_##suffix = {add2_##suffix, add1_##suffix, add_to2_##suffix, add_to1_##suffix};
+POTTS_ISA_CLONES(POTTS_CM_CLONE)
+#undef POTTS_CM_CLONE
+
+const PanelKernels& kernels() {
+  static const PanelKernels* k = isa_pick(&kKernels_avx512, &kKernels_avx2, &kKernels_baseline);
+  return *k;
+}
+
+void add_panel_columns2(const double* P, const arma::uword* c, const arma::uword* d, arma::uword L,
+                        const double* init, double* z, double* y) {
+  kernels().add2(P, c, d, L, init, z, y);
+}
+void add_panel_columns(const double* P, const arma::uword* c, arma::uword L, const double* init, double* z) {
+  kernels().add1(P, c, L, init, z);
+}
+void add_to_panel_columns2(double* G, const arma::uword* c, const arma::uword* e, arma::uword L, const double* d,
+                           const double* f) {
+  kernels().add_to2(G, c, e, L, d, f);
+}
+void add_to_panel_columns(double* G, const arma::uword* c, arma::uword L, const double* d) {
+  kernels().add_to1(G, c, L, d);
+}
+
+}  // namespace
+
+MatrixPanels::MatrixPanels(const arma::mat& W, arma::mat* dW) : W_(W), dW_(dW) {
+  if (dW_) dW_->set_size(W.n_rows, W.n_cols);
+}
+
+// Rows 16p.. of column c are contiguous in W.
+void MatrixPanels::fill(arma::uword p, double* B) const {
+  const arma::uword n = W_.n_rows, r0 = p * kRows, nb = std::min(n, r0 + kRows) - r0;
+  for (arma::uword c = 0; c < n; ++c) {
+    std::copy(W_.colptr(c) + r0, W_.colptr(c) + r0 + nb, B + c * kRows);
+    std::fill(B + c * kRows + nb, B + (c + 1) * kRows, 0.0);
+  }
+}
+
+void MatrixPanels::drain(arma::uword p, const double* G) {
+  if (!dW_) return;
+  const arma::uword n = W_.n_rows, r0 = p * kRows, nb = std::min(n, r0 + kRows) - r0;
+  for (arma::uword c = 0; c < n; ++c) std::copy(G + c * kRows, G + c * kRows + nb, dW_->colptr(c) + r0);
+}
+
+FullPackedPanels::FullPackedPanels(const double* xc, arma::uword L, arma::uword C, double* g, double c)
+    : xc_(xc), L_(L), C_(C), n_(L * C), g_(g), c_(c) {}
+
+arma::uword FullPackedPanels::block(arma::uword i, arma::uword j) const {
+  return (i * (L_ - 1) - i * (i - 1) / 2 + (j - i - 1)) * C_ * C_;
+}
+
+// The rows of panel p, in runs of one site each: rows r0 + t0.. r0 + t1 - 1
+// are site i, states a0.. (a panel of 16 rows spans one to 16 / C + 2 sites).
+template <class F>
+static void for_site_runs(arma::uword p, arma::uword n, arma::uword C, F f) {
+  const arma::uword r0 = p * kRows, r1 = std::min(n, r0 + kRows);
+  for (arma::uword r = r0; r < r1;) {
+    const arma::uword i = r / C, end = std::min(r1, (i + 1) * C);
+    f(i, r % C, r - r0, end - r0);
+    r = end;
+  }
+}
+
+// Rows iC + a of W: W_ij(a, b) = x_ij(a, b) for j > i (contiguous in a),
+// x_ji(b, a) for j < i (contiguous in b), zero for j = i.
+void FullPackedPanels::fill(arma::uword p, double* B) const {
+  const arma::uword C = C_;
+  std::fill(B, B + kRows * n_, 0.0);
+  for_site_runs(p, n_, C, [&](arma::uword i, arma::uword a0, arma::uword t0, arma::uword t1) {
+    for (arma::uword j = 0; j < L_; ++j) {
+      double* out = B + j * C * kRows;
+      if (j > i) {
+        const double* x = xc_ + block(i, j) + a0;
+        for (arma::uword b = 0; b < C; ++b)
+          for (arma::uword t = t0; t < t1; ++t) out[b * kRows + t] = x[b * C + t - t0];
+      } else if (j < i) {
+        const double* x = xc_ + block(j, i) + a0 * C;
+        for (arma::uword t = t0; t < t1; ++t)
+          for (arma::uword b = 0; b < C; ++b) out[b * kRows + t] = x[(t - t0) * C + b];
+      }
+    }
+  });
+}
+
+// Rows iC + a of dW: for j > i the first term of g_ij(a, .); for j < i the
+// second of g_ji(., a), which completes it. Rows arrive in increasing order
+// (panels in order, runs and rows within a panel in order), and row iC + a
+// precedes row jC + b when i < j: each first term is set before its second
+// is added.
+void FullPackedPanels::drain(arma::uword p, const double* G) {
+  const arma::uword C = C_;
+  for_site_runs(p, n_, C, [&](arma::uword i, arma::uword a0, arma::uword t0, arma::uword t1) {
+    for (arma::uword j = 0; j < L_; ++j) {
+      const double* in = G + j * C * kRows;
+      if (j > i) {
+        double* g = g_ + block(i, j) + a0;
+        for (arma::uword b = 0; b < C; ++b)
+          for (arma::uword t = t0; t < t1; ++t) g[b * C + t - t0] = in[b * kRows + t];
+      } else if (j < i) {
+        const arma::uword o = block(j, i) + a0 * C;
+        double* g = g_ + o;
+        const double* x = xc_ + o;
+        for (arma::uword t = t0; t < t1; ++t)
+          for (arma::uword b = 0; b < C; ++b) {
+            const arma::uword k = (t - t0) * C + b;
+            g[k] = g[k] + in[b * kRows + t] + c_ * x[k];
+          }
+      }
+    }
+  });
+}
+
+double panel_data_term(PanelSource& source, arma::uword L, arma::uword C, const arma::mat& h, const arma::imat& s,
+                       const arma::vec& w, bool grad, arma::mat* dh, PanelWorkspace& ws) {
+  const arma::uword M = s.n_rows, n = L * C, panels = (n + kRows - 1) / kRows, rows = panels * kRows;
+  double wsum = 0.0;
+  for (arma::uword mu = 0; mu < M; ++mu) wsum += w(mu);
+  const double norm = 1.0 / (wsum * double(L));
+  // The columns of W sequence mu adds: j C + s_j.
+  ws.columns.resize(M * L);
+  for (arma::uword mu = 0; mu < M; ++mu)
+    for (arma::uword j = 0; j < L; ++j) ws.columns[mu * L + j] = j * C + arma::uword(s(mu, j));
+  // Fields padded to the panels' rows (zero beyond n, as the padding rows).
+  std::vector<double> h0(rows, 0.0);
+  std::copy(h.memptr(), h.memptr() + n, h0.begin());
+  ws.B.resize(kRows * n);
+  ws.Z.resize(rows * M);
+  // The sequences of nonzero weight, taken two at a time.
+  std::vector<arma::uword> used;
+  for (arma::uword mu = 0; mu < M; ++mu)
+    if (w(mu) != 0.0) used.push_back(mu);
+  const arma::uword* cols = ws.columns.data();
+  double* B = ws.B.data();
+
+  // Logits (column mu of Z): z_i(a) = h_i(a) + sum_j W_ij(a, s_j), all i at
+  // once (W_ii = 0), summed over j in order; the padding rows stay zero.
+  for (arma::uword p = 0; p < panels; ++p) {
+    source.fill(p, B);
+    const double* init = h0.data() + p * kRows;
+    double* z = ws.Z.data() + p * kRows;
+    std::size_t k = 0;
+    for (; k + 1 < used.size(); k += 2) {
+      const arma::uword m0 = used[k], m1 = used[k + 1];
+      add_panel_columns2(B, cols + m0 * L, cols + m1 * L, L, init, z + m0 * rows, z + m1 * rows);
+    }
+    if (k < used.size()) add_panel_columns(B, cols + used[k] * L, L, init, z + used[k] * rows);
+  }
+
+  // Losses; with a gradient, column mu of Z becomes dLoss/dz (in place, site
+  // by site: d(-log p)/dz_i(a) = p(a) - [a == s_i], times w_mu norm).
+  double loss = 0.0;
+  for (arma::uword mu : used) {
+    double* z = ws.Z.data() + mu * rows;
+    double seq = 0.0;
+    for (arma::uword i = 0; i < L; ++i) {
+      double* zi = z + i * C;
+      double mx = zi[0];
+      for (arma::uword a = 1; a < C; ++a) mx = std::max(mx, zi[a]);
+      double sum = 0.0;
+      for (arma::uword a = 0; a < C; ++a) sum += std::exp(zi[a] - mx);
+      const double lse = mx + std::log(sum);
+      seq += lse - zi[s(mu, i)];  // -log p(s_i | s_\i)
+      if (grad) {
+        const double c = norm * w(mu);
+        for (arma::uword a = 0; a < C; ++a) zi[a] = c * std::exp(zi[a] - lse);
+        zi[s(mu, i)] -= c;
+      }
+    }
+    loss += w(mu) * seq;
+  }
+  if (!grad) return loss * norm;
+  if (dh) {
+    dh->zeros(C, L);
+    double* g = dh->memptr();
+    for (arma::uword mu : used) {
+      const double* dz = ws.Z.data() + mu * rows;
+      for (arma::uword r = 0; r < n; ++r) g[r] += dz[r];
+    }
+  }
+  // The forward pass adds column j C + s_j of W to z, so that column of dW
+  // gets dz; summed over the sequences in order, panel by panel.
+  for (arma::uword p = 0; p < panels; ++p) {
+    std::fill(B, B + kRows * n, 0.0);
+    const double* dz = ws.Z.data() + p * kRows;
+    std::size_t k = 0;
+    for (; k + 1 < used.size(); k += 2) {
+      const arma::uword m0 = used[k], m1 = used[k + 1];
+      add_to_panel_columns2(B, cols + m0 * L, cols + m1 * L, L, dz + m0 * rows, dz + m1 * rows);
+    }
+    if (k < used.size()) add_to_panel_columns(B, cols + used[k] * L, L, dz + used[k] * rows);
+    source.drain(p, B);
+  }
+  return loss * norm;
+}
+
+}  // namespace potts

@@ -1,0 +1,106 @@
+"""Instruction-set levels (lib/core/isa.h) in the build.
+
+`isa_cloned_library`: a library whose kernels are cloned per level, its
+builds pinned to each level below the CPU's own, and its tests run against
+every build, so that each clone is tested bit for bit.
+
+`isa_pinned_binary(name, binary, level)`: `binary` built with every kernel
+pinned to one level (level "avx2": each kernel's AVX2 clone, as on an AVX2
+CPU without AVX-512; "native": the default binary's bytes), for benchmarks
+that time each level on one machine. A pinned binary's bytes differ from
+the default build's, so its outputs never go to results/; the kernels'
+bits are the same at every level (their tests), so its outputs are the same
+bytes.
+"""
+
+load("@rules_cc//cc:defs.bzl", "cc_library", "cc_test")
+
+# The levels a test pins, below the CPU's own (which the unpinned build
+# runs): lib/core/isa.h's POTTS_ISA_PIN values.
+PINNED_LEVELS = {"baseline": 0, "avx2": 1}
+
+def isa_cloned_library(name, tests = [], **kwargs):
+    """cc_library `name` (kwargs as cc_library's) and, for each level of
+    PINNED_LEVELS, `name`_<level> (testonly, private): the same sources with
+    POTTS_ISA_PIN, never linked together with `name`.
+
+    Each entry of `tests` is a dict with "name", "srcs", "deps" and optionally
+    "args", "pinned_args" (the pinned runs' arguments, by default "args"),
+    "copts", "data", "size": a cc_test against `name`, and <test name>_<level>
+    against each pinned build (compiled with the same define, so that it can
+    skip where the CPU lacks the level: isa_pin_runs_here()).
+    """
+    cc_library(name = name, **kwargs)
+    pinned = dict(kwargs)
+    pinned["testonly"] = True
+    pinned["visibility"] = ["//visibility:private"]
+    for level, pin in PINNED_LEVELS.items():
+        defines = ["POTTS_ISA_PIN=%d" % pin]
+        cc_library(
+            name = "%s_%s" % (name, level),
+            local_defines = kwargs.get("local_defines", []) + defines,
+            **{k: v for k, v in pinned.items() if k != "local_defines"}
+        )
+    for t in tests:
+        for suffix, lib, defines, args in [("", name, [], t.get("args", []))] + [
+            ("_" + level, "%s_%s" % (name, level), ["POTTS_ISA_PIN=%d" % pin], t.get("pinned_args", t.get("args", [])))
+            for level, pin in PINNED_LEVELS.items()
+        ]:
+            cc_test(
+                name = t["name"] + suffix,
+                size = t.get("size", "small"),
+                srcs = t["srcs"],
+                args = args,
+                copts = t.get("copts", []),
+                data = t.get("data", []),
+                local_defines = defines,
+                deps = [":" + lib] + t["deps"],
+            )
+
+# A pinned binary's defines: lib/core/isa.h's POTTS_ISA_PIN for every compile.
+_LEVEL_COPTS = {
+    "native": [],
+    "avx2": ["-DPOTTS_ISA_PIN=1"],
+}
+
+def _pin_impl(settings, attr):
+    return {"//command_line_option:copt": settings["//command_line_option:copt"] + _LEVEL_COPTS[attr.level]}
+
+_pin = transition(
+    implementation = _pin_impl,
+    inputs = ["//command_line_option:copt"],
+    outputs = ["//command_line_option:copt"],
+)
+
+def _isa_pinned_binary_impl(ctx):
+    src = ctx.attr.binary[0][DefaultInfo].files_to_run.executable
+    out = ctx.actions.declare_file(ctx.label.name)
+    ctx.actions.symlink(output = out, target_file = src, is_executable = True)
+    return [DefaultInfo(executable = out, files = depset([out]), runfiles = ctx.runfiles(files = [src]))]
+
+isa_pinned_binary = rule(
+    implementation = _isa_pinned_binary_impl,
+    executable = True,
+    attrs = {
+        "binary": attr.label(cfg = _pin, executable = True, mandatory = True),
+        "level": attr.string(values = _LEVEL_COPTS.keys(), mandatory = True),
+        "_allowlist_function_transition": attr.label(
+            default = "@bazel_tools//tools/allowlists/function_transition_allowlist",
+        ),
+    },
+)
+
+def isa_pinned_binaries(binaries):
+    """For each "NAME": "LABEL" of `binaries`, NAME_avx2 and NAME_native.
+
+    Tagged manual: each is the binary's dependency tree compiled once more,
+    which `bazel test //...` (CI) has no use for; benchmarks build them.
+    """
+    for name, binary in binaries.items():
+        for level in ["avx2", "native"]:
+            isa_pinned_binary(
+                name = "%s_%s" % (name, level),
+                binary = binary,
+                level = level,
+                tags = ["manual"],
+            )
