@@ -8,7 +8,7 @@ load("//tools:stage.bzl", "stage")
 load("//paper:dag.bzl", "FINITE_SIZE_D", "INITIAL_DECAY", "MODELS")
 load("//paper:readings.bzl", "DATA_SETS", "EQUAL_BUDGET_SEEDS", "HEADLINE", "READINGS", "REPLICATES")
 load("//stages/proteins:panel.bzl", "panel_results")
-load("//stages/proteins:proteins.bzl", "ATTENTION_RUNS", "COUPLING_RUNS", "PROTEIN_RUNS", "coupling_key")
+load("//stages/proteins:proteins.bzl", "PROTEIN_RUNS", "coupling_key", "fit_runs")
 
 # Figures drawn once per scale, and the Potts figures drawn once per reading.
 FIGURES = ["fig3_left", "fig3_decay", "diversity", "diversity_lambda", "proteins_contacts", "proteins_precision", "proteins_panel"]
@@ -98,7 +98,7 @@ def paper_stages(scale):
         out.append(("%s_%s" % (family, run), None, "summary.json,curves.csv,scores.h5" if run not in ["evfold", "psicov"] else "summary.json,scores.h5"))
     # The coupling models (the heads sweep, its references and ablations; the
     # models on the observation's conventions).
-    for run, seeds in dict(COUPLING_RUNS[scale], **ATTENTION_RUNS[scale]).items():
+    for run, seeds in fit_runs(scale).items():
         for seed in seeds:
             out.append(("%s_%s" % (family, coupling_key(run, seed)), None, "summary.json,curves.csv,scores.h5"))
     for fig in SWEEP_FIGURES:

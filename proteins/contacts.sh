@@ -174,10 +174,10 @@ if wants cm_plm; then
   run cm_plm "$bin/couplings" "$cm_config" 0 params.h5 scores.h5 curves.csv summary.json
   add_score_inputs cm_plm
 fi
-# The observation's model and its Potts baseline (the attention stage), on
-# every sequence: the command its repository gives (--quick: 4 heads, 40 steps).
-attention_step=cm_attn_nofields_h256_s1 attention_config="$configs/cm_attn_nofields_h256.json"
-[[ -n "$prefix" ]] && attention_step=cm_attn_h4_s1 attention_config="$configs/quick_cm_attn_h4.json"
+# The observation's model (the attention stage) and its Potts baseline (the
+# plm_pad stage), on every sequence: the command its repository gives (--quick: 4 heads, 40 steps).
+attention_step=cm_attn_nofields_h256_s1 attention_config="$configs/attention/attn_nofields_h256.json"
+[[ -n "$prefix" ]] && attention_step=cm_attn_h4_s1 attention_config="$configs/attention/quick_attn_h4.json"
 if wants attention; then
   family_inputs
   run "$attention_step" "$bin/attention" "$attention_config" 1 params.h5 scores.h5 curves.csv summary.json
@@ -185,7 +185,7 @@ if wants attention; then
 fi
 if wants plm_pad; then
   family_inputs
-  run cm_plm_pad "$bin/attention" "$configs/${prefix}cm_plm_pad.json" 0 params.h5 scores.h5 curves.csv summary.json
+  run cm_plm_pad "$bin/plm_pad" "$configs/${prefix}plm_pad.json" 0 params.h5 scores.h5 curves.csv summary.json
   add_score_inputs cm_plm_pad
 fi
 for profile in evfold psicov; do

@@ -98,12 +98,12 @@ void BM_AttentionStep(benchmark::State& state) {
   AttentionPottsPenalty pen;
   pen.lambda = 1e-3;
   pen.family_size = 999;
-  AttentionPottsWorkspace ws;
+  AttentionPottsWorkspace work;
   arma::vec g;
   // One evaluation first: it allocates the workspace and faults in its pages,
   // which the fit's 5000 steps do once.
-  benchmark::DoNotOptimize(attention_potts_loss(s, x, batch, pen, &g, ws));
-  for (auto _ : state) benchmark::DoNotOptimize(attention_potts_loss(s, x, batch, pen, &g, ws));
+  benchmark::DoNotOptimize(attention_potts_loss(s, x, batch, pen, &g, work));
+  for (auto _ : state) benchmark::DoNotOptimize(attention_potts_loss(s, x, batch, pen, &g, work));
   set_parallel_threads(1);
   // The six products' multiply-adds (the step's bulk): 3 H A^2 P.
   state.counters["macs_per_ns"] =

@@ -88,16 +88,16 @@ struct BlockParts {
   }
 };
 
-// The attention maps of every head into ws.att: column i + L h holds
+// The attention maps of every head into work.maps: column i + L h holds
 // A^h_ij over j (the transpose of head h's map; zero at j = i): the softmax
 // over j != i of q_i . k_j / sqrt(d). With pr, each head's operands of eq.
 // P1 (attention_potts.h) follow while its map is in cache: Bplus^T and
 // Bminus^T (P x H) in T, each entry computed in double, then rounded.
 template <class T>
-void attention_maps(const AttentionPottsSpec& s, const arma::vec& x, AttentionPottsWorkspace& ws,
+void maps_forward(const AttentionPottsSpec& s, const arma::vec& x, AttentionPottsWorkspace& work,
                     AttentionProducts<T>* pr) {
   const arma::uword L = s.L, d = s.head_dim, P = s.pairs();
-  ws.att.set_size(L, L * s.heads);
+  work.maps.set_size(L, L * s.heads);
   if (pr != nullptr) {
     pr->bp_t.set_size(P, s.heads);
     pr->bm_t.set_size(P, s.heads);
@@ -108,20 +108,20 @@ void attention_maps(const AttentionPottsSpec& s, const arma::vec& x, AttentionPo
     for (arma::uword h = h0; h < h1; ++h) {
       const double* q = x.memptr() + s.q_offset() + h * d * L;
       const double* k = x.memptr() + s.k_offset() + h * d * L;
-      double* st = ws.att.colptr(h * L);  // St(j, i) = q_i . k_j / sqrt(d)
-      dense_product(true, false, L, L, d, k, d, q, d, st, L);
-      for (arma::uword e = 0; e < L * L; ++e) st[e] *= scale;
+      double* scores = work.maps.colptr(h * L);  // St(j, i) = q_i . k_j / sqrt(d)
+      dense_product(true, false, L, L, d, k, d, q, d, scores, L);
+      for (arma::uword e = 0; e < L * L; ++e) scores[e] *= scale;
       for (arma::uword i = 0; i < L; ++i) {
-        double* col = st + i * L;
+        double* col = scores + i * L;
         const double mx = std::max(range_max(col, i), range_max(col + i + 1, L - i - 1));
         for (arma::uword j = 0; j < L; ++j) col[j] -= mx;
         col[i] = 0.0;
       }
-      exp_nonpositive(st, L * L);
-      for (arma::uword i = 0; i < L; ++i) st[i + i * L] = 0.0;
-      column_sums(st, L, L, sums.data());
+      exp_nonpositive(scores, L * L);
+      for (arma::uword i = 0; i < L; ++i) scores[i + i * L] = 0.0;
+      column_sums(scores, L, L, sums.data());
       for (arma::uword i = 0; i < L; ++i) {
-        double* col = st + i * L;
+        double* col = scores + i * L;
         const double inv = 1.0 / sums[i];
         for (arma::uword j = 0; j < L; ++j) col[j] *= inv;
       }
@@ -132,9 +132,9 @@ void attention_maps(const AttentionPottsSpec& s, const arma::vec& x, AttentionPo
       T* minus = pr->bm_t.colptr(h);
       arma::uword p = 0;
       for (arma::uword i = 0; i + 1 < L; ++i) {
-        const double* col = st + i * L;
+        const double* col = scores + i * L;
         for (arma::uword j = i + 1; j < L; ++j, ++p) {
-          const double aij = col[j], aji = st[i + j * L];
+          const double aij = col[j], aji = scores[i + j * L];
           plus[p] = T(0.5 * (aij + aji));
           minus[p] = T(0.5 * (aij - aji));
         }
@@ -169,16 +169,16 @@ void fill_values(const AttentionPottsSpec& s, const arma::vec& x, const BlockPar
 // parts: Ws_p(a, b) = Wsym(u) + Wanti(k) for a < b, Wsym(u) - Wanti(k) for
 // a > b, Wsym(u) on the diagonal.
 template <class T>
-void form_couplings(const AttentionPottsSpec& s, const BlockParts& parts, AttentionProducts<T>& pr, arma::mat& wsb,
-                    std::vector<double>& col_sq, arma::mat* wsb_t) {
+void couplings_forward(const AttentionPottsSpec& s, const BlockParts& parts, AttentionProducts<T>& pr, arma::mat& blocks,
+                    std::vector<double>& col_sq, arma::mat* blocks_t) {
   const arma::uword A = s.A, H = s.heads, A2 = A * A, P = s.pairs();
   const arma::uword S = parts.sym_a.size(), K = parts.anti_a.size();
   pr.wsym.set_size(S, P);
   pr.want.set_size(K, P);
   dense_product(false, true, S, P, H, pr.sop.memptr(), S, pr.bp_t.memptr(), P, pr.wsym.memptr(), S);
   dense_product(false, true, K, P, H, pr.kop.memptr(), K, pr.bm_t.memptr(), P, pr.want.memptr(), K);
-  wsb.set_size(A2, P);
-  if (wsb_t != nullptr) wsb_t->set_size(A2, P);
+  blocks.set_size(A2, P);
+  if (blocks_t != nullptr) blocks_t->set_size(A2, P);
   col_sq.resize(P);
   // Eight blocks at a time: assembled, then their squares for the penalty
   // (||Ws_p||^2, each block's added in order, the eight side by side) while
@@ -188,18 +188,18 @@ void form_couplings(const AttentionPottsSpec& s, const BlockParts& parts, Attent
     for (arma::uword c0 = p0; c0 < p1; c0 += kLanes) {
       const arma::uword nw = std::min<arma::uword>(kLanes, p1 - c0);
       for (arma::uword p = c0; p < c0 + nw; ++p) {
-        const T* ws_ = pr.wsym.colptr(p);
+        const T* sym_p = pr.wsym.colptr(p);
         const T* wa = pr.want.colptr(p);
-        double* w = wsb.colptr(p);
-        for (arma::uword a = 0; a < A; ++a) w[a + A * a] = double(ws_[parts.diag_u[a]]);
+        double* w = blocks.colptr(p);
+        for (arma::uword a = 0; a < A; ++a) w[a + A * a] = double(sym_p[parts.diag_u[a]]);
         for (arma::uword k = 0; k < K; ++k) {
           const arma::uword a = parts.anti_a[k], b = parts.anti_b[k];  // a < b
-          const double sym = double(ws_[parts.anti_u[k]]), anti = double(wa[k]);
+          const double sym = double(sym_p[parts.anti_u[k]]), anti = double(wa[k]);
           w[a + A * b] = sym + anti;
           w[b + A * a] = sym - anti;
         }
-        if (wsb_t == nullptr) continue;
-        double* wt = wsb_t->colptr(p);  // the block transposed, for the data term
+        if (blocks_t == nullptr) continue;
+        double* wt = blocks_t->colptr(p);  // the block transposed, for the data term
         for (arma::uword a = 0; a < A; ++a) wt[a + A * a] = w[a + A * a];
         for (arma::uword k = 0; k < K; ++k) {
           const arma::uword a = parts.anti_a[k], b = parts.anti_b[k];
@@ -207,7 +207,7 @@ void form_couplings(const AttentionPottsSpec& s, const BlockParts& parts, Attent
           wt[b + A * a] = w[a + A * b];
         }
       }
-      const double* base = wsb.colptr(c0);
+      const double* base = blocks.colptr(c0);
       column_dots(base, base, A2, nw, col_sq.data() + c0);
     }
   });
@@ -217,9 +217,9 @@ void form_couplings(const AttentionPottsSpec& s, const BlockParts& parts, Attent
 // penalty's, in double) split into its parts' shares (rounded to T), the
 // four products, then the share of V in double: dV(a, b) = dSop(u) / 2 +
 // dKop(k) / 2 and dV(b, a) = dSop(u) / 2 - dKop(k) / 2 for a < b, dV(a, a) =
-// dSop(u). dBplus^T and dBminus^T stay in pr for map_gradient.
+// dSop(u). dBplus^T and dBminus^T stay in pr for maps_backward.
 template <class T>
-void product_gradient(const AttentionPottsSpec& s, const BlockParts& parts, const arma::mat& wsb, double gw,
+void couplings_backward(const AttentionPottsSpec& s, const BlockParts& parts, const arma::mat& blocks, double gw,
                       arma::mat& dws, AttentionProducts<T>& pr, double* gv) {
   const arma::uword A = s.A, H = s.heads, A2 = A * A, P = s.pairs();
   const arma::uword S = parts.sym_a.size(), K = parts.anti_a.size();
@@ -228,7 +228,7 @@ void product_gradient(const AttentionPottsSpec& s, const BlockParts& parts, cons
   parallel_ranges(P, [&](std::size_t p0, std::size_t p1) {
     for (arma::uword p = p0; p < p1; ++p) {
       double* g = dws.colptr(p);
-      const double* w = wsb.colptr(p);
+      const double* w = blocks.colptr(p);
       for (arma::uword e = 0; e < A2; ++e) g[e] += gw * w[e];
       T* gs = pr.gsym.colptr(p);
       T* ga = pr.gant.colptr(p);
@@ -268,7 +268,7 @@ void product_gradient(const AttentionPottsSpec& s, const BlockParts& parts, cons
 // (dBplus - dBminus) / 2 of each pair (in double), through the softmax of
 // each query row, then St = K^T Q / sqrt(d); written to g's q and k parts.
 template <class T>
-void map_gradient(const AttentionPottsSpec& s, const arma::vec& x, const AttentionPottsWorkspace& ws,
+void maps_backward(const AttentionPottsSpec& s, const arma::vec& x, const AttentionPottsWorkspace& work,
                   const AttentionProducts<T>& pr, double* g) {
   const arma::uword L = s.L, d = s.head_dim;
   const double scale = 1.0 / std::sqrt(double(d));
@@ -280,7 +280,7 @@ void map_gradient(const AttentionPottsSpec& s, const arma::vec& x, const Attenti
     for (arma::uword h = h0; h < h1; ++h) {
       const T* dp = pr.dbp_t.colptr(h);
       const T* dm = pr.dbm_t.colptr(h);
-      const double* att = ws.att.colptr(L * h);
+      const double* att = work.maps.colptr(L * h);
       // Column i: dA^h_ij over j (query i), the pair (j, i) for j < i.
       for (arma::uword i = 0; i < L; ++i) {
         double* col = dst.colptr(i);
@@ -314,34 +314,40 @@ void map_gradient(const AttentionPottsSpec& s, const arma::vec& x, const Attenti
   });
 }
 
-// The couplings into ws.ws (and, for the data term, their transposed blocks
-// into ws.ws_t when `transposed`).
-void couplings(const AttentionPottsSpec& s, const arma::vec& x, const BlockParts& parts, AttentionPottsWorkspace& ws,
+// f(products) with the workspace's products in the precision the spec
+// chooses (the one place float_products is read).
+template <class F>
+void with_products(const AttentionPottsSpec& s, AttentionPottsWorkspace& work, F&& f) {
+  if (s.float_products)
+    f(work.pf);
+  else
+    f(work.pd);
+}
+
+// The couplings into work.blocks (and, for the data term, their transposed
+// blocks into work.blocks_t when `transposed`).
+void couplings(const AttentionPottsSpec& s, const arma::vec& x, const BlockParts& parts, AttentionPottsWorkspace& work,
                bool transposed) {
   s.check();
   if (x.n_elem != s.parameter_count())
     throw StageError("attention_potts: " + std::to_string(x.n_elem) + " parameters, expected " +
                      std::to_string(s.parameter_count()));
-  arma::mat* wt = transposed ? &ws.ws_t : nullptr;
-  if (s.float_products) {
-    attention_maps(s, x, ws, &ws.pf);
-    fill_values(s, x, parts, ws.pf);
-    form_couplings(s, parts, ws.pf, ws.ws, ws.col_sq, wt);
-  } else {
-    attention_maps(s, x, ws, &ws.pd);
-    fill_values(s, x, parts, ws.pd);
-    form_couplings(s, parts, ws.pd, ws.ws, ws.col_sq, wt);
-  }
+  arma::mat* blocks_t = transposed ? &work.blocks_t : nullptr;
+  with_products(s, work, [&](auto& pr) {
+    maps_forward(s, x, work, &pr);
+    fill_values(s, x, parts, pr);
+    couplings_forward(s, parts, pr, work.blocks, work.col_sq, blocks_t);
+  });
 }
 
 }  // namespace
 
-void attention_potts_couplings(const AttentionPottsSpec& s, const arma::vec& x, AttentionPottsWorkspace& ws) {
-  couplings(s, x, BlockParts(s.A), ws, false);
+void attention_potts_couplings(const AttentionPottsSpec& s, const arma::vec& x, AttentionPottsWorkspace& work) {
+  couplings(s, x, BlockParts(s.A), work, false);
 }
 
 double attention_potts_loss(const AttentionPottsSpec& s, const arma::vec& x, const arma::imat& batch,
-                            const AttentionPottsPenalty& penalty, arma::vec* grad, AttentionPottsWorkspace& ws) {
+                            const AttentionPottsPenalty& penalty, arma::vec* grad, AttentionPottsWorkspace& work) {
   const arma::uword L = s.L, A = s.A;
   const arma::uword B = batch.n_rows;
   if (B == 0 || batch.n_cols != L)
@@ -350,32 +356,32 @@ double attention_potts_loss(const AttentionPottsSpec& s, const arma::vec& x, con
   if (batch.min() < 0) throw StageError("attention_potts: a negative state in the batch");
   if (penalty.family_size < 1) throw StageError("attention_potts: family_size: expected at least 1");
   const BlockParts parts(A);
-  couplings(s, x, parts, ws, true);
+  couplings(s, x, parts, work, true);
   const double* b = x.memptr();
   // The data term (pad_data_term.h), its residuals scaled by 1 / B.
   if (grad != nullptr) grad->set_size(s.parameter_count());  // every entry is written below
-  arma::uword T = 0;
+  arma::uword n_targets = 0;
   const double data_scale = penalty.squared ? double(penalty.family_size) / double(B) : 1.0 / double(B);
-  const double ce = pad_data_term(L, A, ws.ws, ws.ws_t, b, batch, data_scale, ws.data, &T,
-                                  grad != nullptr ? &ws.dws : nullptr, grad != nullptr ? grad->memptr() : nullptr);
+  const double ce = pad_data_term(L, A, work.blocks, work.blocks_t, b, batch, data_scale, work.data, &n_targets,
+                                  grad != nullptr ? &work.dblocks : nullptr, grad != nullptr ? grad->memptr() : nullptr);
   // Penalty: ||W||_F^2 = 2 sum_p ||Ws_p||^2 (both ordered pairs; the
   // blocks' squares from attention_potts_couplings).
-  double ws2 = 0.0;
-  for (double c : ws.col_sq) ws2 += c;
+  double blocks_sq = 0.0;
+  for (double c : work.col_sq) blocks_sq += c;
   double b2 = 0.0;
   for (arma::uword e = 0; e < A * L; ++e) b2 += b[e] * b[e];
   double loss = 0.0, gb = 0.0, gw = 0.0;  // the penalty's gradient: gb b on the fields, gw Ws_p on each block
   if (penalty.squared) {  // eq. O1s
-    const double k_w = double(T) * penalty.lambda * double(A) / (2.0 * double(B));
-    const double k_b = s.fields ? double(T) * penalty.lambda / (double(B) * double(L)) : 0.0;
-    loss = ce * data_scale + (k_w * (2.0 * ws2) + k_b * b2);
+    const double k_w = double(n_targets) * penalty.lambda * double(A) / (2.0 * double(B));
+    const double k_b = s.fields ? double(n_targets) * penalty.lambda / (double(B) * double(L)) : 0.0;
+    loss = ce * data_scale + (k_w * (2.0 * blocks_sq) + k_b * b2);
     gb = 2.0 * k_b;
     gw = 4.0 * k_w;
   } else {  // eq. O1: b / ||b|| on the fields, 2 Ws_p / ||W|| on each block
-    const double norm_w = std::sqrt(2.0 * ws2), norm_b = std::sqrt(b2);
+    const double norm_w = std::sqrt(2.0 * blocks_sq), norm_b = std::sqrt(b2);
     const double c_w = penalty.lambda * double(L - 1) * double(A - 1) / double(penalty.family_size);
     const double c_b = penalty.lambda / double(penalty.family_size);
-    const double tb = double(T) / double(B);
+    const double tb = double(n_targets) / double(B);
     loss = ce / double(B) + tb * (c_w * norm_w + c_b * norm_b);
     gb = norm_b > 0.0 ? tb * c_b / norm_b : 0.0;
     gw = norm_w > 0.0 ? 2.0 * tb * c_w / norm_w : 0.0;
@@ -386,28 +392,25 @@ double attention_potts_loss(const AttentionPottsSpec& s, const arma::vec& x, con
   for (arma::uword e = 0; e < A * L; ++e) g[e] = s.fields ? g[e] + gb * b[e] : 0.0;
   // Through eq. P1 to V and to the maps, the penalty's share of each block
   // joining the data term's on the way.
-  if (s.float_products) {
-    product_gradient(s, parts, ws.ws, gw, ws.dws, ws.pf, g + s.v_offset());
-    map_gradient(s, x, ws, ws.pf, g);
-  } else {
-    product_gradient(s, parts, ws.ws, gw, ws.dws, ws.pd, g + s.v_offset());
-    map_gradient(s, x, ws, ws.pd, g);
-  }
+  with_products(s, work, [&](auto& pr) {
+    couplings_backward(s, parts, work.blocks, gw, work.dblocks, pr, g + s.v_offset());
+    maps_backward(s, x, work, pr, g);
+  });
   return loss;
 }
 
 arma::mat attention_potts_block_norms(const AttentionPottsSpec& s, const arma::vec& x) {
-  AttentionPottsWorkspace ws;
-  attention_potts_couplings(s, x, ws);
-  return pair_block_norms(s.L, s.A, ws.ws);
+  AttentionPottsWorkspace work;
+  attention_potts_couplings(s, x, work);
+  return pair_block_norms(s.L, s.A, work.blocks);
 }
 
 double attention_potts_median_row_max(const AttentionPottsSpec& s, const arma::vec& x) {
-  AttentionPottsWorkspace ws;
+  AttentionPottsWorkspace work;
   s.check();
-  attention_maps<double>(s, x, ws, nullptr);
-  std::vector<double> row_max(ws.att.n_cols);
-  for (arma::uword c = 0; c < ws.att.n_cols; ++c) row_max[c] = ws.att.col(c).max();
+  maps_forward<double>(s, x, work, nullptr);
+  std::vector<double> row_max(work.maps.n_cols);
+  for (arma::uword c = 0; c < work.maps.n_cols; ++c) row_max[c] = work.maps.col(c).max();
   std::sort(row_max.begin(), row_max.end());
   const std::size_t m = row_max.size();
   return m % 2 ? row_max[m / 2] : 0.5 * (row_max[m / 2 - 1] + row_max[m / 2]);
@@ -468,11 +471,11 @@ AttentionPottsFit fit_attention_potts(const AttentionPottsSpec& spec, const arma
   BatchStream batches(sequences.n_rows, options.batch_size, seed);
   FullBatches full(sequences.n_rows, options.batch_size, seed);
   auto next_batch = [&]() { return options.full_batches ? full.next() : batches.next(); };
-  AttentionPottsWorkspace ws;
+  AttentionPottsWorkspace work;
   arma::vec g;
   for (long t = 1; t <= options.steps; ++t) {
     const arma::uvec rows = next_batch();
-    const double f = attention_potts_loss(spec, fit.x, sequences.rows(rows), penalty, &g, ws);
+    const double f = attention_potts_loss(spec, fit.x, sequences.rows(rows), penalty, &g, work);
     if (!std::isfinite(f) || !g.is_finite())
       throw StageError("attention_potts: the fit diverged at step " + std::to_string(t) + " (loss " +
                        std::to_string(f) + "); no result is written");
@@ -485,12 +488,12 @@ AttentionPottsFit fit_attention_potts(const AttentionPottsSpec& spec, const arma
 }
 
 double attention_potts_mean_loss(const AttentionPottsSpec& spec, const arma::vec& x, const arma::imat& sequences) {
-  AttentionPottsWorkspace ws;
-  couplings(spec, x, BlockParts(spec.A), ws, true);
-  arma::uword T = 0;
+  AttentionPottsWorkspace work;
+  couplings(spec, x, BlockParts(spec.A), work, true);
+  arma::uword n_targets = 0;
   const double ce =
-      pad_data_term(spec.L, spec.A, ws.ws, ws.ws_t, x.memptr(), sequences, 1.0, ws.data, &T, nullptr, nullptr);
-  return T == 0 ? 0.0 : ce / double(T);
+      pad_data_term(spec.L, spec.A, work.blocks, work.blocks_t, x.memptr(), sequences, 1.0, work.data, &n_targets, nullptr, nullptr);
+  return n_targets == 0 ? 0.0 : ce / double(n_targets);
 }
 
 }  // namespace potts

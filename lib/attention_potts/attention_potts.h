@@ -106,9 +106,9 @@ struct AttentionProducts {
 
 // Buffers of one evaluation, kept between the steps of a fit.
 struct AttentionPottsWorkspace {
-  arma::mat att;       // L x (L H): column i + L h holds A^h_ij over j
-  arma::mat ws, dws;   // the blocks Ws_p and the loss's gradient w.r.t. them: A^2 x P
-  arma::mat ws_t;      // each block of ws transposed, for the data term
+  arma::mat maps;             // L x (L H): column i + L h holds A^h_ij over j
+  arma::mat blocks, dblocks;  // the blocks Ws_p and the loss's gradient w.r.t. them: A^2 x P
+  arma::mat blocks_t;         // each block transposed, for the data term
   AttentionProducts<double> pd;
   AttentionProducts<float> pf;
   PadDataWorkspace data;  // the data term's buffers
@@ -119,11 +119,11 @@ struct AttentionPottsWorkspace {
 // not null, its gradient w.r.t. x (resized). T = 0 (a batch of pads only)
 // gives a loss of 0 and a zero gradient.
 double attention_potts_loss(const AttentionPottsSpec& spec, const arma::vec& x, const arma::imat& batch,
-                            const AttentionPottsPenalty& penalty, arma::vec* grad, AttentionPottsWorkspace& ws);
+                            const AttentionPottsPenalty& penalty, arma::vec* grad, AttentionPottsWorkspace& work);
 
 // The symmetrised couplings as the pair blocks Ws (A^2 x P, pair p = (i < j)
 // in the order (0,1), (0,2), ..., (L-2, L-1)) and the attention maps.
-void attention_potts_couplings(const AttentionPottsSpec& spec, const arma::vec& x, AttentionPottsWorkspace& ws);
+void attention_potts_couplings(const AttentionPottsSpec& spec, const arma::vec& x, AttentionPottsWorkspace& work);
 
 // The observation's contact score: ||W_ij||_F of each pair's block (L x L,
 // symmetric, zero diagonal), before APC.

@@ -105,15 +105,15 @@ Problem small_problem() {
 // h^2 ~ 1e-10, rounding ~ 1e-16 / 1e-5 = 1e-11, against gradient entries of
 // ~1e-2-1.
 double worst_central_difference(const Problem& p, const arma::vec& g, arma::uword from) {
-  AttentionPottsWorkspace ws;
+  AttentionPottsWorkspace work;
   const double step = 1e-5;
   double worst = 0.0;
   for (arma::uword e = from; e < p.x.n_elem; ++e) {
     arma::vec xp = p.x, xm = p.x;
     xp(e) += step;
     xm(e) -= step;
-    const double fd = (attention_potts_loss(p.spec, xp, p.batch, p.pen, nullptr, ws) -
-                       attention_potts_loss(p.spec, xm, p.batch, p.pen, nullptr, ws)) /
+    const double fd = (attention_potts_loss(p.spec, xp, p.batch, p.pen, nullptr, work) -
+                       attention_potts_loss(p.spec, xm, p.batch, p.pen, nullptr, work)) /
                       (2 * step);
     worst = std::max(worst, std::abs(fd - g(e)) / std::max(1.0, std::abs(fd)));
   }
@@ -122,22 +122,22 @@ double worst_central_difference(const Problem& p, const arma::vec& g, arma::uwor
 
 TEST(AttentionPotts, LossIsEqO1) {
   const Problem p = small_problem();
-  AttentionPottsWorkspace ws;
-  const double f = attention_potts_loss(p.spec, p.x, p.batch, p.pen, nullptr, ws);
+  AttentionPottsWorkspace work;
+  const double f = attention_potts_loss(p.spec, p.x, p.batch, p.pen, nullptr, work);
   const double direct = direct_loss(p.spec, p.x, p.batch, p.pen);
   // Two summation orders of a few hundred terms of size ~1: 1e-12 relative.
   EXPECT_NEAR(f, direct, 1e-12 * std::abs(direct));
   // The penalty is not negligible here (else this test would not see it).
   AttentionPottsPenalty none;
   none.family_size = 7;
-  EXPECT_GT(f - attention_potts_loss(p.spec, p.x, p.batch, none, nullptr, ws), 0.05);
+  EXPECT_GT(f - attention_potts_loss(p.spec, p.x, p.batch, none, nullptr, work), 0.05);
 }
 
 TEST(AttentionPotts, GradientMatchesCentralDifferences) {
   const Problem p = small_problem();
-  AttentionPottsWorkspace ws;
+  AttentionPottsWorkspace work;
   arma::vec g;
-  attention_potts_loss(p.spec, p.x, p.batch, p.pen, &g, ws);
+  attention_potts_loss(p.spec, p.x, p.batch, p.pen, &g, work);
   ASSERT_EQ(g.n_elem, p.x.n_elem);
   EXPECT_LT(worst_central_difference(p, g, 0), 1e-7);
   // Every block of parameters has a gradient (fields, q, k, V).
@@ -147,7 +147,7 @@ TEST(AttentionPotts, GradientMatchesCentralDifferences) {
 
 TEST(AttentionPotts, PadsAreNeitherInputsNorTargets) {
   Problem p = small_problem();
-  AttentionPottsWorkspace ws;
+  AttentionPottsWorkspace work;
   // A pad at (0, 2) with any value of V's pad-free entries: the loss of the
   // batch equals that of the batch with sequence 0's site 2 removed from
   // both roles, i.e. changing the pad to another pad code changes nothing...
@@ -155,27 +155,27 @@ TEST(AttentionPotts, PadsAreNeitherInputsNorTargets) {
   other(0, 2) = arma::sword(p.spec.A) + 3;
   p.batch(0, 2) = arma::sword(p.spec.A);
   arma::vec g1, g2;
-  const double f1 = attention_potts_loss(p.spec, p.x, p.batch, p.pen, &g1, ws);
-  const double f2 = attention_potts_loss(p.spec, p.x, other, p.pen, &g2, ws);
+  const double f1 = attention_potts_loss(p.spec, p.x, p.batch, p.pen, &g1, work);
+  const double f2 = attention_potts_loss(p.spec, p.x, other, p.pen, &g2, work);
   EXPECT_EQ(f1, f2);
   EXPECT_EQ(arma::abs(g1 - g2).max(), 0.0);
   // ...while a real state there changes the loss.
   other(0, 2) = 1;
-  EXPECT_NE(attention_potts_loss(p.spec, p.x, other, p.pen, nullptr, ws), f1);
+  EXPECT_NE(attention_potts_loss(p.spec, p.x, other, p.pen, nullptr, work), f1);
   // A batch of pads only: no targets, no loss.
   arma::imat pads(3, p.spec.L);
   pads.fill(arma::sword(p.spec.A));
-  EXPECT_EQ(attention_potts_loss(p.spec, p.x, pads, p.pen, &g1, ws), 0.0);
+  EXPECT_EQ(attention_potts_loss(p.spec, p.x, pads, p.pen, &g1, work), 0.0);
   EXPECT_EQ(arma::abs(g1).max(), 0.0);
 }
 
 TEST(AttentionPotts, FloatProductsAgreeWithDoubleToFloatRounding) {
   Problem p = small_problem();
-  AttentionPottsWorkspace ws;
+  AttentionPottsWorkspace work;
   arma::vec gd, gf;
-  const double fd = attention_potts_loss(p.spec, p.x, p.batch, p.pen, &gd, ws);
+  const double fd = attention_potts_loss(p.spec, p.x, p.batch, p.pen, &gd, work);
   p.spec.float_products = true;
-  const double ff = attention_potts_loss(p.spec, p.x, p.batch, p.pen, &gf, ws);
+  const double ff = attention_potts_loss(p.spec, p.x, p.batch, p.pen, &gf, work);
   // Sums of at most 2H = 4 (forward) or P = 15 (gradient) float products of
   // values ~1: relative errors of a few 6e-8 per entry, amplified by no more
   // than the logits' range: 1e-5 relative leaves two orders of margin, and a
@@ -199,11 +199,11 @@ TEST(AttentionPotts, SameBitsAtAnyThreadCount) {
   pen.lambda = 1e-3;
   pen.family_size = 100;
   arma::vec g1, g3;
-  AttentionPottsWorkspace ws;
+  AttentionPottsWorkspace work;
   set_parallel_threads(1);
-  const double f1 = attention_potts_loss(s, x, batch, pen, &g1, ws);
+  const double f1 = attention_potts_loss(s, x, batch, pen, &g1, work);
   set_parallel_threads(3);
-  const double f3 = attention_potts_loss(s, x, batch, pen, &g3, ws);
+  const double f3 = attention_potts_loss(s, x, batch, pen, &g3, work);
   set_parallel_threads(1);
   EXPECT_EQ(std::memcmp(&f1, &f3, sizeof f1), 0);
   ASSERT_EQ(g1.n_elem, g3.n_elem);
@@ -251,12 +251,12 @@ TEST(AttentionPotts, BlockNormsAreTheSymmetricWsBlocks) {
 
 TEST(AttentionPotts, BadInputsAreRefused) {
   const Problem p = small_problem();
-  AttentionPottsWorkspace ws;
-  EXPECT_THROW(attention_potts_loss(p.spec, p.x.head(5), p.batch, p.pen, nullptr, ws), StageError);
-  EXPECT_THROW(attention_potts_loss(p.spec, p.x, p.batch.cols(0, 3), p.pen, nullptr, ws), StageError);
+  AttentionPottsWorkspace work;
+  EXPECT_THROW(attention_potts_loss(p.spec, p.x.head(5), p.batch, p.pen, nullptr, work), StageError);
+  EXPECT_THROW(attention_potts_loss(p.spec, p.x, p.batch.cols(0, 3), p.pen, nullptr, work), StageError);
   arma::imat neg = p.batch;
   neg(0, 0) = -1;
-  EXPECT_THROW(attention_potts_loss(p.spec, p.x, neg, p.pen, nullptr, ws), StageError);
+  EXPECT_THROW(attention_potts_loss(p.spec, p.x, neg, p.pen, nullptr, work), StageError);
 }
 
 
@@ -272,14 +272,14 @@ Problem pinned_problem(bool fields) {
 TEST(AttentionPotts, LossIsEqO1sWithAndWithoutFields) {
   for (bool fields : {true, false}) {
     const Problem p = pinned_problem(fields);
-    AttentionPottsWorkspace ws;
-    const double f = attention_potts_loss(p.spec, p.x, p.batch, p.pen, nullptr, ws);
+    AttentionPottsWorkspace work;
+    const double f = attention_potts_loss(p.spec, p.x, p.batch, p.pen, nullptr, work);
     const double direct = direct_loss(p.spec, p.x, p.batch, p.pen);
     EXPECT_NEAR(f, direct, 1e-12 * std::abs(direct)) << "fields " << fields;
     // It is not eq. O1 (N / B = 1.4 on the data term, the norms squared).
     AttentionPottsPenalty o1 = p.pen;
     o1.squared = false;
-    EXPECT_GT(std::abs(f - attention_potts_loss(p.spec, p.x, p.batch, o1, nullptr, ws)), 0.05);
+    EXPECT_GT(std::abs(f - attention_potts_loss(p.spec, p.x, p.batch, o1, nullptr, work)), 0.05);
   }
 }
 
@@ -288,9 +288,9 @@ TEST(AttentionPotts, LossIsEqO1sWithAndWithoutFields) {
 TEST(AttentionPotts, PinnedGradientMatchesCentralDifferences) {
   for (bool fields : {true, false}) {
     const Problem p = pinned_problem(fields);
-    AttentionPottsWorkspace ws;
+    AttentionPottsWorkspace work;
     arma::vec g;
-    attention_potts_loss(p.spec, p.x, p.batch, p.pen, &g, ws);
+    attention_potts_loss(p.spec, p.x, p.batch, p.pen, &g, work);
     EXPECT_LT(worst_central_difference(p, g, fields ? 0 : p.spec.q_offset()), 1e-7) << "fields " << fields;
     if (!fields) {
       EXPECT_EQ(arma::norm(g.head(p.spec.q_offset()), "inf"), 0.0);

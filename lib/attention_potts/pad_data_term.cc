@@ -20,8 +20,8 @@ namespace {
 // contributions of each pair to the logits of i and of j.
 template <arma::uword AC>
 inline __attribute__((always_inline)) void pair_logits_body(arma::uword A_, arma::uword L, arma::uword B,
-                                                            const arma::imat& batch, const arma::mat& ws,
-                                                            const arma::mat& ws_t, arma::uword i, arma::uword j0,
+                                                            const arma::imat& batch, const arma::mat& blocks,
+                                                            const arma::mat& blocks_t, arma::uword i, arma::uword j0,
                                                             arma::uword j1, arma::uword n0, arma::uword n1,
                                                             double* logits) {
   const arma::uword A = AC ? AC : A_;
@@ -37,11 +37,11 @@ inline __attribute__((always_inline)) void pair_logits_body(arma::uword A_, arma
     for (arma::uword j = j0; j < j1; ++j) {
       const arma::uword p = pair_index(i, j, L), sj = arma::uword(batch(n, j));
       if (sj < A) {
-        const double* col = ws.colptr(p) + A * sj;  // W_ij(., s_j)
+        const double* col = blocks.colptr(p) + A * sj;  // W_ij(., s_j)
         for (arma::uword a = 0; a < A; ++a) z[a] += col[a];
       }
       if (si < A) {
-        const double* row = ws_t.colptr(p) + A * si;  // W_ji(., s_i) = W_ij(s_i, .)
+        const double* row = blocks_t.colptr(p) + A * si;  // W_ji(., s_i) = W_ij(s_i, .)
         double* zj = logits + A * (j + L * n);
         for (arma::uword c = 0; c < A; ++c) zj[c] += row[c];
       }
@@ -52,12 +52,12 @@ inline __attribute__((always_inline)) void pair_logits_body(arma::uword A_, arma
 }
 
 POTTS_ISA_CLONED void pair_logits(arma::uword A, arma::uword L, arma::uword B, const arma::imat& batch,
-                                 const arma::mat& ws, const arma::mat& ws_t, arma::uword i, arma::uword j0,
+                                 const arma::mat& blocks, const arma::mat& blocks_t, arma::uword i, arma::uword j0,
                                  arma::uword j1, arma::uword n0, arma::uword n1, double* logits) {
   if (A == 20)
-    pair_logits_body<20>(A, L, B, batch, ws, ws_t, i, j0, j1, n0, n1, logits);
+    pair_logits_body<20>(A, L, B, batch, blocks, blocks_t, i, j0, j1, n0, n1, logits);
   else
-    pair_logits_body<0>(A, L, B, batch, ws, ws_t, i, j0, j1, n0, n1, logits);
+    pair_logits_body<0>(A, L, B, batch, blocks, blocks_t, i, j0, j1, n0, n1, logits);
 }
 
 // Pair (i, j)'s two gradient shares over the batch: d1 column s_j += r_i,
@@ -93,53 +93,56 @@ POTTS_ISA_CLONED void pair_gradient(arma::uword A, arma::uword L, arma::uword B,
 
 }  // namespace
 
-double pad_data_term(arma::uword L, arma::uword A, const arma::mat& ws, const double* b, const arma::imat& batch,
-                     double scale, PadDataWorkspace& w, arma::uword* targets, arma::mat* dws, double* db) {
+double pad_data_term(arma::uword L, arma::uword A, const arma::mat& blocks, const double* b,
+                     const arma::imat& batch, double scale, PadDataWorkspace& work, arma::uword* targets,
+                     arma::mat* dblocks, double* db) {
   // Each block transposed, so that both of a pair's contributions read A
   // contiguous entries.
   const arma::uword P = L * (L - 1) / 2;
-  w.ws_t.set_size(A * A, P);
+  work.blocks_t.set_size(A * A, P);
   parallel_ranges(P, [&](std::size_t p0, std::size_t p1) {
     for (arma::uword p = p0; p < p1; ++p) {
-      const double* src = ws.colptr(p);
-      double* dst = w.ws_t.colptr(p);
+      const double* src = blocks.colptr(p);
+      double* dst = work.blocks_t.colptr(p);
       for (arma::uword c = 0; c < A; ++c)
         for (arma::uword a = 0; a < A; ++a) dst[c + A * a] = src[a + A * c];
     }
   });
-  return pad_data_term(L, A, ws, w.ws_t, b, batch, scale, w, targets, dws, db);
+  return pad_data_term(L, A, blocks, work.blocks_t, b, batch, scale, work, targets, dblocks, db);
 }
 
-double pad_data_term(arma::uword L, arma::uword A, const arma::mat& ws, const arma::mat& ws_t, const double* b,
-                     const arma::imat& batch, double scale, PadDataWorkspace& w, arma::uword* targets, arma::mat* dws,
-                     double* db) {
-  const arma::uword A2 = A * A, P = L * (L - 1) / 2, B = batch.n_rows;
-  auto state = [&](arma::uword n, arma::uword i) { return arma::uword(batch(n, i)); };
-  if (ws.n_rows != A2 || ws.n_cols != P || ws_t.n_rows != A2 || ws_t.n_cols != P)
-    throw std::logic_error("pad_data_term: the blocks or their transposes do not match L and A");
-  // Logits z(a, n + B i) = b_i(a) + sum_{j != i, s_j < A} W_ij(a, s_j), the
-  // pairs in order (j ascending for every i); blocks of 64 pairs are read
-  // once per range of sequences.
-  w.logits.set_size(A, B * L);
-  const arma::uword block = 64;
+namespace {
+
+// Logits z(a, n + B i) = b_i(a) + sum_{j != i, s_j < A} W_ij(a, s_j), the
+// pairs in order (j ascending for every i); blocks of 64 pairs are read once
+// per range of sequences.
+void logits_forward(arma::uword L, arma::uword A, const arma::mat& blocks, const arma::mat& blocks_t,
+                    const double* b, const arma::imat& batch, PadDataWorkspace& work) {
+  const arma::uword B = batch.n_rows, block = 64;
+  work.logits.set_size(A, B * L);
   parallel_ranges(B, [&](std::size_t n0, std::size_t n1) {
-    for (arma::uword n = n0; n < n1; ++n)
-      std::copy(b, b + A * L, w.logits.colptr(L * n));
+    for (arma::uword n = n0; n < n1; ++n) std::copy(b, b + A * L, work.logits.colptr(L * n));
     for (arma::uword i = 0; i + 1 < L; ++i)
-      for (arma::uword j0 = i + 1; j0 < L; j0 += block) {
-        pair_logits(A, L, B, batch, ws, ws_t, i, j0, std::min(L, j0 + block), n0, n1, w.logits.memptr());
-      }
+      for (arma::uword j0 = i + 1; j0 < L; j0 += block)
+        pair_logits(A, L, B, batch, blocks, blocks_t, i, j0, std::min(L, j0 + block), n0, n1,
+                    work.logits.memptr());
   });
-  // Cross-entropy of each non-pad target; the logits become the residuals
-  // scale (softmax - one-hot), zero at pads.
-  w.seq_loss.assign(B, 0.0);
-  w.seq_targets.assign(B, 0);
+}
+
+// Cross-entropy of each non-pad target, per sequence; the logits become the
+// residuals scale (softmax - one-hot), zero at pads. The sum over sequences
+// in order; *targets gets their number.
+double cross_entropy_forward(arma::uword L, arma::uword A, const arma::imat& batch, double scale,
+                             PadDataWorkspace& work, arma::uword* targets) {
+  const arma::uword B = batch.n_rows;
+  work.seq_loss.assign(B, 0.0);
+  work.seq_targets.assign(B, 0);
   parallel_ranges(B, [&](std::size_t n0, std::size_t n1) {
     std::vector<double> e(A);
     for (arma::uword n = n0; n < n1; ++n)
       for (arma::uword i = 0; i < L; ++i) {
-        double* z = w.logits.colptr(i + L * n);
-        const arma::uword t = state(n, i);
+        double* z = work.logits.colptr(i + L * n);
+        const arma::uword t = arma::uword(batch(n, i));
         if (t >= A) {
           std::fill(z, z + A, 0.0);
           continue;
@@ -150,36 +153,40 @@ double pad_data_term(arma::uword L, arma::uword A, const arma::mat& ws, const ar
         exp_nonpositive(e.data(), A);
         double sum = 0.0;
         for (arma::uword a = 0; a < A; ++a) sum += e[a];
-        w.seq_loss[n] += mx + std::log(sum) - z[t];
-        w.seq_targets[n] += 1;
+        work.seq_loss[n] += mx + std::log(sum) - z[t];
+        work.seq_targets[n] += 1;
         const double inv = 1.0 / sum;
         for (arma::uword a = 0; a < A; ++a) z[a] = e[a] * inv * scale;
         z[t] -= scale;
       }
   });
   double ce = 0.0;
-  arma::uword T = 0;
+  arma::uword n_targets = 0;
   for (arma::uword n = 0; n < B; ++n) {
-    ce += w.seq_loss[n];
-    T += w.seq_targets[n];
+    ce += work.seq_loss[n];
+    n_targets += work.seq_targets[n];
   }
-  *targets = T;
-  if (dws == nullptr) return ce;
+  *targets = n_targets;
+  return ce;
+}
 
-  // Fields: the residuals summed over the batch in order.
+// From the residuals: db, the residuals summed over the batch in order; and
+// dWs_p = sum_n r_i 1(s_j)^T + (sum_n r_j 1(s_i)^T)^T: the first share and
+// the second, transposed, accumulate in two blocks of their own (each
+// contiguous, in cache), then their sum is written to dblocks. Threads take
+// ranges of pairs, not of sites (whose pairs number L - 1 - i).
+void logits_backward(arma::uword L, arma::uword A, const arma::imat& batch, const PadDataWorkspace& work,
+                     arma::mat& dblocks, double* db) {
+  const arma::uword B = batch.n_rows, A2 = A * A, P = L * (L - 1) / 2;
   parallel_ranges(L, [&](std::size_t i0, std::size_t i1) {
     for (arma::uword i = i0; i < i1; ++i)
       for (arma::uword a = 0; a < A; ++a) {
         double acc = 0.0;
-        for (arma::uword n = 0; n < B; ++n) acc += w.logits(a, i + L * n);
+        for (arma::uword n = 0; n < B; ++n) acc += work.logits(a, i + L * n);
         db[a + A * i] = acc;
       }
   });
-  // dWs_p = sum_n r_i 1(s_j)^T  +  (sum_n r_j 1(s_i)^T)^T: the first share
-  // and the second, transposed, accumulate in two blocks of their own (each
-  // contiguous, in cache), then their sum is written to dws. Threads take
-  // ranges of pairs, not of sites (whose pairs number L - 1 - i).
-  dws->set_size(A2, P);
+  dblocks.set_size(A2, P);
   parallel_ranges(P, [&](std::size_t p0, std::size_t p1) {
     std::vector<double> shares(2 * A2);
     double* d1 = shares.data();
@@ -189,21 +196,34 @@ double pad_data_term(arma::uword L, arma::uword A, const arma::mat& ws, const ar
     arma::uword j = i + 1 + (p0 - first);  // (i, j) is the pair p0
     for (arma::uword p = p0; p < p1; ++p) {
       std::fill(d1, d1 + 2 * A2, 0.0);
-      pair_gradient(A, L, B, batch, w.logits.memptr(), i, j, d1, d2);
-      double* out = dws->colptr(p);
+      pair_gradient(A, L, B, batch, work.logits.memptr(), i, j, d1, d2);
+      double* out = dblocks.colptr(p);
       for (arma::uword c = 0; c < A; ++c)
         for (arma::uword a = 0; a < A; ++a) out[a + A * c] = d1[a + A * c] + d2[c + A * a];
       if (++j == L) j = ++i + 1;
     }
   }, 16);
+}
+
+}  // namespace
+
+double pad_data_term(arma::uword L, arma::uword A, const arma::mat& blocks, const arma::mat& blocks_t,
+                     const double* b, const arma::imat& batch, double scale, PadDataWorkspace& work,
+                     arma::uword* targets, arma::mat* dblocks, double* db) {
+  const arma::uword A2 = A * A, P = L * (L - 1) / 2;
+  if (blocks.n_rows != A2 || blocks.n_cols != P || blocks_t.n_rows != A2 || blocks_t.n_cols != P)
+    throw std::logic_error("pad_data_term: the blocks or their transposes do not match L and A");
+  logits_forward(L, A, blocks, blocks_t, b, batch, work);
+  const double ce = cross_entropy_forward(L, A, batch, scale, work, targets);
+  if (dblocks != nullptr) logits_backward(L, A, batch, work, *dblocks, db);
   return ce;
 }
 
-arma::mat pair_block_norms(arma::uword L, arma::uword A, const arma::mat& ws) {
+arma::mat pair_block_norms(arma::uword L, arma::uword A, const arma::mat& blocks) {
   arma::mat F(L, L, arma::fill::zeros);
   for (arma::uword i = 0; i + 1 < L; ++i)
     for (arma::uword j = i + 1; j < L; ++j) {
-      const double* w = ws.colptr(pair_index(i, j, L));
+      const double* w = blocks.colptr(pair_index(i, j, L));
       double s2 = 0.0;
       for (arma::uword e = 0; e < A * A; ++e) s2 += w[e] * w[e];
       F(i, j) = F(j, i) = std::sqrt(s2);

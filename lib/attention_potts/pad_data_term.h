@@ -14,7 +14,7 @@
 // Used by attention_potts.h (eq. O1) and coupling_pad.h (the full model).
 // Tested through both, against direct evaluations and central differences,
 // and by pad_data_term_test: bit for bit against a direct evaluation in the
-// stated order, for each of the kernels' clones (AVX-512, AVX2, baseline).
+// stated order, at every instruction-set level (tools/isa.bzl).
 #pragma once
 #include <vector>
 
@@ -23,7 +23,7 @@
 namespace potts {
 
 struct PadDataWorkspace {
-  arma::mat ws_t;    // each block transposed (made by the first form below)
+  arma::mat blocks_t;  // each block transposed (made by the first form below)
   arma::mat logits;  // A x (L B), column i + L n: logits, then residuals
   std::vector<double> seq_loss;
   std::vector<arma::uword> seq_targets;
@@ -35,20 +35,22 @@ inline arma::uword pair_index(arma::uword i, arma::uword j, arma::uword L) {
 }
 
 // CE above for `batch` (B x L) with fields b (A x L, column-major); *targets
-// gets the number of non-pad targets. If dws is not null: dws (A^2 x P) =
-// scale dCE/dWs and db (A x L) = scale dCE/db.
-double pad_data_term(arma::uword L, arma::uword A, const arma::mat& ws, const double* b, const arma::imat& batch,
-                     double scale, PadDataWorkspace& w, arma::uword* targets, arma::mat* dws, double* db);
+// gets the number of non-pad targets. If dblocks is not null: dblocks
+// (A^2 x P) = scale dCE/dWs and db (A x L) = scale dCE/db.
+double pad_data_term(arma::uword L, arma::uword A, const arma::mat& blocks, const double* b,
+                     const arma::imat& batch, double scale, PadDataWorkspace& work, arma::uword* targets,
+                     arma::mat* dblocks, double* db);
 
-// The same, with each block of ws already transposed by the caller in ws_t
-// (A^2 x P: ws_t(c + A a, p) = ws(a + A c, p)), e.g. while forming ws.
-double pad_data_term(arma::uword L, arma::uword A, const arma::mat& ws, const arma::mat& ws_t, const double* b,
-                     const arma::imat& batch, double scale, PadDataWorkspace& w, arma::uword* targets, arma::mat* dws,
-                     double* db);
+// The same, with each block already transposed by the caller in blocks_t
+// (A^2 x P: blocks_t(c + A a, p) = blocks(a + A c, p)), e.g. while forming
+// the blocks.
+double pad_data_term(arma::uword L, arma::uword A, const arma::mat& blocks, const arma::mat& blocks_t,
+                     const double* b, const arma::imat& batch, double scale, PadDataWorkspace& work,
+                     arma::uword* targets, arma::mat* dblocks, double* db);
 
 // ||Ws_p||_F of each pair's block (L x L, symmetric, zero diagonal): the
 // observation's contact score before APC (both ordered blocks of the
 // symmetric W have this norm).
-arma::mat pair_block_norms(arma::uword L, arma::uword A, const arma::mat& ws);
+arma::mat pair_block_norms(arma::uword L, arma::uword A, const arma::mat& blocks);
 
 }  // namespace potts

@@ -24,17 +24,17 @@ namespace {
 struct Direct {
   double ce = 0.0;
   arma::uword targets = 0;
-  arma::mat dws;
+  arma::mat dblocks;
   arma::mat db;
 };
 
 // W_ij(a, c) for i != j from the pair blocks (W_ji = W_ij^T).
-double coupling(const arma::mat& ws, arma::uword L, arma::uword A, arma::uword i, arma::uword j, arma::uword a,
+double coupling(const arma::mat& blocks, arma::uword L, arma::uword A, arma::uword i, arma::uword j, arma::uword a,
                 arma::uword c) {
-  return i < j ? ws(a + A * c, pair_index(i, j, L)) : ws(c + A * a, pair_index(j, i, L));
+  return i < j ? blocks(a + A * c, pair_index(i, j, L)) : blocks(c + A * a, pair_index(j, i, L));
 }
 
-Direct direct(arma::uword L, arma::uword A, const arma::mat& ws, const arma::mat& b, const arma::imat& batch,
+Direct direct(arma::uword L, arma::uword A, const arma::mat& blocks, const arma::mat& b, const arma::imat& batch,
               double scale) {
   const arma::uword B = batch.n_rows, P = L * (L - 1) / 2;
   auto s = [&](arma::uword n, arma::uword i) { return arma::uword(batch(n, i)); };
@@ -47,7 +47,7 @@ Direct direct(arma::uword L, arma::uword A, const arma::mat& ws, const arma::mat
       for (arma::uword a = 0; a < A; ++a) z[a] = b(a, i);
       for (arma::uword j = 0; j < L; ++j)
         if (j != i && s(n, j) < A)
-          for (arma::uword a = 0; a < A; ++a) z[a] += coupling(ws, L, A, i, j, a, s(n, j));
+          for (arma::uword a = 0; a < A; ++a) z[a] += coupling(blocks, L, A, i, j, a, s(n, j));
       const arma::uword t = s(n, i);
       if (t >= A) {
         r.col(i + L * n).zeros();
@@ -78,7 +78,7 @@ Direct direct(arma::uword L, arma::uword A, const arma::mat& ws, const arma::mat
       d.db(a, i) = acc;
     }
   // dWs_p = sum_n r_i 1(s_j)^T + (sum_n r_j 1(s_i)^T)^T, each share over n in order.
-  d.dws.zeros(A * A, P);
+  d.dblocks.zeros(A * A, P);
   for (arma::uword i = 0; i + 1 < L; ++i)
     for (arma::uword j = i + 1; j < L; ++j) {
       arma::mat d1(A, A, arma::fill::zeros), d2(A, A, arma::fill::zeros);
@@ -90,7 +90,7 @@ Direct direct(arma::uword L, arma::uword A, const arma::mat& ws, const arma::mat
       }
       const arma::uword p = pair_index(i, j, L);
       for (arma::uword c = 0; c < A; ++c)
-        for (arma::uword a = 0; a < A; ++a) d.dws(a + A * c, p) = d1(a, c) + d2(c, a);
+        for (arma::uword a = 0; a < A; ++a) d.dblocks(a + A * c, p) = d1(a, c) + d2(c, a);
     }
   return d;
 }
@@ -101,8 +101,8 @@ void check(arma::uword L, arma::uword A, arma::uword B, int threads, bool give_t
   if (!isa_pin_runs_here()) GTEST_SKIP() << "this CPU lacks the pinned level";
   Rng rng(11 + A, 4);
   const arma::uword P = L * (L - 1) / 2;
-  arma::mat ws(A * A, P), b(A, L);
-  for (auto& v : ws) v = rng.uniform() - 0.5;
+  arma::mat blocks(A * A, P), b(A, L);
+  for (auto& v : blocks) v = rng.uniform() - 0.5;
   for (auto& v : b) v = 2.0 * rng.uniform() - 1.0;
   arma::imat batch(B, L);
   for (auto& v : batch) {
@@ -110,30 +110,30 @@ void check(arma::uword L, arma::uword A, arma::uword B, int threads, bool give_t
     v = u < 0.15 ? arma::sword(A + (u < 0.05 ? 1 : 0)) : arma::sword(rng.uniform() * double(A));  // pads: A, A + 1
   }
   const double scale = 1.0 / double(B);
-  const Direct want = direct(L, A, ws, b, batch, scale);
+  const Direct want = direct(L, A, blocks, b, batch, scale);
 
   set_parallel_threads(threads);
-  PadDataWorkspace w;
-  arma::mat ws_t(A * A, P);
+  PadDataWorkspace work;
+  arma::mat blocks_t(A * A, P);
   for (arma::uword p = 0; p < P; ++p)
     for (arma::uword c = 0; c < A; ++c)
-      for (arma::uword a = 0; a < A; ++a) ws_t(c + A * a, p) = ws(a + A * c, p);
+      for (arma::uword a = 0; a < A; ++a) blocks_t(c + A * a, p) = blocks(a + A * c, p);
   arma::uword targets = 0;
-  arma::mat dws;
+  arma::mat dblocks;
   arma::mat db(A, L);
   const double ce = give_transposed
-                        ? pad_data_term(L, A, ws, ws_t, b.memptr(), batch, scale, w, &targets, &dws, db.memptr())
-                        : pad_data_term(L, A, ws, b.memptr(), batch, scale, w, &targets, &dws, db.memptr());
+                        ? pad_data_term(L, A, blocks, blocks_t, b.memptr(), batch, scale, work, &targets, &dblocks, db.memptr())
+                        : pad_data_term(L, A, blocks, b.memptr(), batch, scale, work, &targets, &dblocks, db.memptr());
   set_parallel_threads(1);
-  if (!give_transposed) EXPECT_TRUE(arma::all(arma::vectorise(w.ws_t == ws_t))) << "the transposes made";
+  if (!give_transposed) EXPECT_TRUE(arma::all(arma::vectorise(work.blocks_t == blocks_t))) << "the transposes made";
   EXPECT_TRUE(same_bits(&ce, &want.ce, 1)) << ce << " against " << want.ce;
   EXPECT_EQ(targets, want.targets);
-  EXPECT_TRUE(same_bits(dws.memptr(), want.dws.memptr(), dws.n_elem))
-      << "max |diff| " << arma::abs(dws - want.dws).max();
+  EXPECT_TRUE(same_bits(dblocks.memptr(), want.dblocks.memptr(), dblocks.n_elem))
+      << "max |diff| " << arma::abs(dblocks - want.dblocks).max();
   EXPECT_TRUE(same_bits(db.memptr(), want.db.memptr(), db.n_elem)) << "max |diff| " << arma::abs(db - want.db).max();
   // The loss alone, with no gradient.
   arma::uword t2 = 0;
-  const double ce2 = pad_data_term(L, A, ws, b.memptr(), batch, scale, w, &t2, nullptr, nullptr);
+  const double ce2 = pad_data_term(L, A, blocks, b.memptr(), batch, scale, work, &t2, nullptr, nullptr);
   EXPECT_TRUE(same_bits(&ce2, &want.ce, 1));
 }
 
@@ -147,12 +147,12 @@ TEST(PadDataTerm, FiveStatesTheDirectBitsAtThreeThreads) { check(70, 5, 7, 3, tr
 
 TEST(PadDataTerm, GivenTransposedBlocksOfTheWrongSizeAreRefused) {
   const arma::uword L = 4, A = 3;
-  arma::mat ws(A * A, L * (L - 1) / 2, arma::fill::zeros), b(A, L, arma::fill::zeros);
+  arma::mat blocks(A * A, L * (L - 1) / 2, arma::fill::zeros), b(A, L, arma::fill::zeros);
   arma::imat batch(2, L, arma::fill::zeros);
-  PadDataWorkspace w;
-  const arma::mat ws_t(A * A, 1, arma::fill::zeros);
+  PadDataWorkspace work;
+  const arma::mat blocks_t(A * A, 1, arma::fill::zeros);
   arma::uword targets = 0;
-  EXPECT_THROW(pad_data_term(L, A, ws, ws_t, b.memptr(), batch, 1.0, w, &targets, nullptr, nullptr),
+  EXPECT_THROW(pad_data_term(L, A, blocks, blocks_t, b.memptr(), batch, 1.0, work, &targets, nullptr, nullptr),
                std::logic_error);
 }
 

@@ -19,18 +19,18 @@ const arma::mat blocks_of(arma::uword L, arma::uword A, const arma::vec& x) {
 }  // namespace
 
 double pad_plm_objective(arma::uword L, arma::uword A, const arma::vec& x, const arma::imat& sequences,
-                         const PadPlmPenalty& penalty, arma::vec* grad, PadDataWorkspace& ws) {
+                         const PadPlmPenalty& penalty, arma::vec* grad, PadDataWorkspace& work) {
   if (x.n_elem != pad_plm_parameter_count(L, A))
     throw StageError("pad_plm: " + std::to_string(x.n_elem) + " parameters, expected " +
                      std::to_string(pad_plm_parameter_count(L, A)));
   if (sequences.n_rows == 0 || sequences.n_cols != L || sequences.min() < 0)
     throw StageError("pad_plm: expected M >= 1 sequences of " + std::to_string(L) + " non-negative states");
-  const arma::mat Ws = blocks_of(L, A, x);
+  const arma::mat blocks = blocks_of(L, A, x);
   const double scale = 1.0 / (double(L) * double(sequences.n_rows));
-  arma::uword T = 0;
-  arma::mat dws;
+  arma::uword n_targets = 0;
+  arma::mat dblocks;
   if (grad != nullptr) grad->set_size(x.n_elem);
-  const double ce = pad_data_term(L, A, Ws, x.memptr(), sequences, scale, ws, &T, grad != nullptr ? &dws : nullptr,
+  const double ce = pad_data_term(L, A, blocks, x.memptr(), sequences, scale, work, &n_targets, grad != nullptr ? &dblocks : nullptr,
                                   grad != nullptr ? grad->memptr() : nullptr);
   double b2 = 0.0, w2 = 0.0;
   for (arma::uword e = 0; e < A * L; ++e) b2 += x(e) * x(e);
@@ -39,18 +39,18 @@ double pad_plm_objective(arma::uword L, arma::uword A, const arma::vec& x, const
   if (grad == nullptr) return f;
   double* g = grad->memptr();
   for (arma::uword e = 0; e < A * L; ++e) g[e] += 2.0 * penalty.lambda_h * x(e);
-  const double* d = dws.memptr();
-  parallel_ranges(dws.n_elem, [&](std::size_t e0, std::size_t e1) {
+  const double* d = dblocks.memptr();
+  parallel_ranges(dblocks.n_elem, [&](std::size_t e0, std::size_t e1) {
     for (std::size_t e = e0; e < e1; ++e) g[A * L + e] = d[e] + 4.0 * penalty.lambda_c * x(A * L + e);
   }, 1 << 16);
   return f;
 }
 
 double pad_plm_mean_loss(arma::uword L, arma::uword A, const arma::vec& x, const arma::imat& sequences) {
-  PadDataWorkspace ws;
-  arma::uword T = 0;
-  const double ce = pad_data_term(L, A, blocks_of(L, A, x), x.memptr(), sequences, 1.0, ws, &T, nullptr, nullptr);
-  return T == 0 ? 0.0 : ce / double(T);
+  PadDataWorkspace work;
+  arma::uword n_targets = 0;
+  const double ce = pad_data_term(L, A, blocks_of(L, A, x), x.memptr(), sequences, 1.0, work, &n_targets, nullptr, nullptr);
+  return n_targets == 0 ? 0.0 : ce / double(n_targets);
 }
 
 arma::mat pad_plm_block_norms(arma::uword L, arma::uword A, const arma::vec& x) {
@@ -59,9 +59,9 @@ arma::mat pad_plm_block_norms(arma::uword L, arma::uword A, const arma::vec& x) 
 
 LbfgsResult fit_pad_plm(arma::uword L, arma::uword A, const arma::imat& sequences, const PadPlmPenalty& penalty,
                         const LbfgsOptions& options) {
-  PadDataWorkspace ws;
+  PadDataWorkspace work;
   const Objective f = [&](const arma::vec& x, arma::vec& g) {
-    const double v = pad_plm_objective(L, A, x, sequences, penalty, &g, ws);
+    const double v = pad_plm_objective(L, A, x, sequences, penalty, &g, work);
     if (!std::isfinite(v)) throw StageError("pad_plm: the objective is not finite; the fit diverged");
     return v;
   };

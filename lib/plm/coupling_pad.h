@@ -28,7 +28,7 @@ inline arma::uword pad_plm_parameter_count(arma::uword L, arma::uword A) { retur
 // Eq. O2 of `sequences` (M x L, states >= A are pads) and, if grad is not
 // null, its gradient.
 double pad_plm_objective(arma::uword L, arma::uword A, const arma::vec& x, const arma::imat& sequences,
-                         const PadPlmPenalty& penalty, arma::vec* grad, PadDataWorkspace& ws);
+                         const PadPlmPenalty& penalty, arma::vec* grad, PadDataWorkspace& work);
 
 // The mean cross-entropy per non-pad target (no penalty).
 double pad_plm_mean_loss(arma::uword L, arma::uword A, const arma::vec& x, const arma::imat& sequences);

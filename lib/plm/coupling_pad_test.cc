@@ -56,9 +56,9 @@ TEST(CouplingPad, ObjectiveIsEqO2AndGradientMatchesDifferences) {
   PadPlmPenalty pen;
   pen.lambda_h = 0.03;
   pen.lambda_c = 0.05;
-  PadDataWorkspace ws;
+  PadDataWorkspace work;
   arma::vec g;
-  const double f = pad_plm_objective(kL, kA, x, s, pen, &g, ws);
+  const double f = pad_plm_objective(kL, kA, x, s, pen, &g, work);
   EXPECT_NEAR(f, direct(x, s, pen), 1e-13 * std::abs(f));
   const double h = 1e-5;
   double worst = 0.0;
@@ -66,7 +66,7 @@ TEST(CouplingPad, ObjectiveIsEqO2AndGradientMatchesDifferences) {
     arma::vec xp = x, xm = x;
     xp(e) += h;
     xm(e) -= h;
-    const double fd = (pad_plm_objective(kL, kA, xp, s, pen, nullptr, ws) - pad_plm_objective(kL, kA, xm, s, pen, nullptr, ws)) / (2 * h);
+    const double fd = (pad_plm_objective(kL, kA, xp, s, pen, nullptr, work) - pad_plm_objective(kL, kA, xm, s, pen, nullptr, work)) / (2 * h);
     worst = std::max(worst, std::abs(fd - g(e)));
   }
   // Truncation ~h^2 f''' ~ 1e-10, rounding ~1e-16 / h ~ 1e-11.
@@ -83,9 +83,9 @@ TEST(CouplingPad, FitLowersTheObjective) {
   o.max_iterations = 500;
   o.gradient_tolerance = 1e-8;
   const LbfgsResult r = fit_pad_plm(kL, kA, s, pen, o);
-  PadDataWorkspace ws;
+  PadDataWorkspace work;
   const arma::vec zero(pad_plm_parameter_count(kL, kA), arma::fill::zeros);
-  EXPECT_LT(r.value, pad_plm_objective(kL, kA, zero, s, pen, nullptr, ws) - 0.01);
+  EXPECT_LT(r.value, pad_plm_objective(kL, kA, zero, s, pen, nullptr, work) - 0.01);
   EXPECT_LT(r.gradient_norm, 1e-6);
   EXPECT_GT(pad_plm_mean_loss(kL, kA, r.x, s), 0.0);
   const arma::mat F = pad_plm_block_norms(kL, kA, r.x);

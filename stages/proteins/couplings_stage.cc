@@ -14,6 +14,7 @@
 #include "lib/proteins/contacts.h"
 #include "lib/proteins/msa.h"
 #include "stages/proteins/family_stage.h"
+#include "stages/proteins/fit_summary.h"
 
 namespace potts {
 
@@ -141,48 +142,48 @@ nlohmann::json run_summary(const CouplingRun& r, const FitData& d, const Couplin
                   {"evaluations", x.evaluations},
                   {"status", to_string(x.status)}});
   }
-  nlohmann::json s;
-  s["model"] = "couplings";
-  s["form"] = to_string(spec.form);
-  s["description"] = spec.describe();
-  s["heads"] = spec.form == CouplingForm::kFull ? nlohmann::json(nullptr) : nlohmann::json(spec.heads);
-  s["head_dim"] = spec.form == CouplingForm::kSoftmax ? nlohmann::json(spec.head_dim) : nlohmann::json(nullptr);
-  s["value_rank"] = spec.value_rank;
-  s["fields"] = spec.fields;
-  s["symmetrise"] = spec.symmetrise;
-  s["weights"] = r.weighting;
-  s["fit_on"] = r.fit_on;
-  s["fit_sequences"] = d.seqs.n_rows;
-  s["fit_n_eff"] = arma::accu(d.weights);
-  s["L"] = spec.L;
-  s["q"] = kStates;
-  s["parameters"] = spec.parameter_count();
-  s["lambda_h"] = r.pen.lambda_h;
-  s["lambda_c"] = r.pen.lambda_c;
-  if (r.pen.lambda_w != 0.0) s["lambda_w"] = r.pen.lambda_w;
-  s["train_loss"] = train_loss;
-  s["test_loss"] = test_loss;
-  s["test_loss_held_out"] = r.fit_on == "train";
-  s["objective"] = fit.objective;
-  s["optimiser"] = r.optimiser;
+  CouplingFitSummary s;
+  s.model = "couplings";
+  s.form = to_string(spec.form);
+  s.description = spec.describe();
+  s.L = spec.L;
+  s.q = kStates;
+  s.parameters = spec.parameter_count();
+  s.weights = r.weighting;
+  s.fit_on = r.fit_on;
+  s.fit_sequences = d.seqs.n_rows;
+  s.train_loss = train_loss;
+  s.test_loss = test_loss;
+  s.objective = fit.objective;
+  s.optimiser = r.optimiser;
+  s.scores = "APC-corrected Frobenius norm of the zero-sum-gauge coupling blocks, gap excluded";
+  nlohmann::json& x = s.details;
+  x["heads"] = spec.form == CouplingForm::kFull ? nlohmann::json(nullptr) : nlohmann::json(spec.heads);
+  x["head_dim"] = spec.form == CouplingForm::kSoftmax ? nlohmann::json(spec.head_dim) : nlohmann::json(nullptr);
+  x["value_rank"] = spec.value_rank;
+  x["fields"] = spec.fields;
+  x["symmetrise"] = spec.symmetrise;
+  x["fit_n_eff"] = arma::accu(d.weights);
+  x["lambda_h"] = r.pen.lambda_h;
+  x["lambda_c"] = r.pen.lambda_c;
+  if (r.pen.lambda_w != 0.0) x["lambda_w"] = r.pen.lambda_w;
   if (r.lbfgs())
-    s["lbfgs"] = {{"memory", r.lo.memory},
+    x["lbfgs"] = {{"memory", r.lo.memory},
                   {"max_iterations", r.lo.max_iterations},
                   {"gradient_tolerance", r.lo.gradient_tolerance},
                   {"relative_decrease", r.lo.relative_decrease}};
   else
-    s["sgd"] = {{"epochs", r.so.epochs}, {"batch_size", r.so.batch_size}, {"lr0", r.so.lr0}, {"schedule", "cosine"}};
+    x["sgd"] = {{"epochs", r.so.epochs}, {"batch_size", r.so.batch_size}, {"lr0", r.so.lr0}, {"schedule", "cosine"}};
   if (spec.form == CouplingForm::kSoftmax) {
     const AttentionSummary a = attention_summary(spec, fit.x);
-    s["attention"] = {{"query_key_rms", a.query_key_rms},
+    x["attention"] = {{"query_key_rms", a.query_key_rms},
                       {"largest_weight", a.largest_weight},
                       {"uniform_weight", a.uniform_weight}};
   }
-  s["restarts"] = rs;
-  s["best_restart"] = fit.best_restart;
-  s["evaluations"] = *evaluations;
-  s["scores"] = "APC-corrected Frobenius norm of the zero-sum-gauge coupling blocks, gap excluded";
-  return s;
+  x["restarts"] = rs;
+  x["best_restart"] = fit.best_restart;
+  x["evaluations"] = *evaluations;
+  return s.to_json();
 }
 
 }  // namespace

@@ -20,7 +20,8 @@ load("//tools:stage.bzl", "stage")
 load("//tools:sweep.bzl", "config")
 
 PANEL_COUPLINGS = {"plm": [0]}
-PANEL_ATTENTION = {"plm_pad": [0], "attn_nofields_h256": [1]}
+PANEL_ATTENTION = {"attn_nofields_h256": [1]}
+PANEL_PLM_PAD = {"plm_pad": [0]}
 
 PANEL_SCORE_OUTS = [
     "top_pairs.csv",
@@ -54,7 +55,7 @@ def panel_prepare(name, pfam, chain):
     )
 
 def panel_family(name, pfam, chain, couplings = PANEL_COUPLINGS, attention = PANEL_ATTENTION,
-                 baselines = BASELINES, score_config = "configs/panel_score.json"):
+                 plm_pad = PANEL_PLM_PAD, baselines = BASELINES, score_config = "configs/panel_score.json"):
     """One family: prepared, fitted by each predictor, scored."""
     panel_prepare(name, pfam, chain)
     family = {":" + name: "family"}
@@ -70,7 +71,8 @@ def panel_family(name, pfam, chain, couplings = PANEL_COUPLINGS, attention = PAN
         )
         runs[":%s_%s" % (name, profile)] = profile
     runs.update(coupling_runs(name, couplings, ""))
-    runs.update(coupling_runs(name, attention, "", tool = "//stages/proteins:attention", threaded = True))
+    runs.update(coupling_runs(name, attention, "", kind = "attention"))
+    runs.update(coupling_runs(name, plm_pad, "", kind = "plm_pad"))
     stage(
         name = name + "_score",
         config = score_config,
@@ -115,7 +117,7 @@ def panel_results(scale):
         return [("//stages/proteins:quick_panel", "panel", "panel.csv,summary.json")]
     out = [("//stages/proteins:paper_panel", "panel", "panel.csv,summary.json")]
     runs = list(BASELINES)
-    for table in [PANEL_COUPLINGS, PANEL_ATTENTION]:
+    for table in [PANEL_COUPLINGS, PANEL_ATTENTION, PANEL_PLM_PAD]:
         runs += [coupling_key(run, seed) for run, seeds in table.items() for seed in seeds]
     for pfam in COVARIATION_FAMILIES:
         family = "//stages/proteins:paper_panel_" + pfam.lower()

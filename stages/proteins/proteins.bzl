@@ -7,9 +7,11 @@
 <name>_score            every predictor scored (only with a structure)
 <name>_cm_<run>[_s<seed>] coupling models fitted by the couplings stage, or
                         by the attention stage (the observation's conventions)
+<name>_cm_plm_pad       the PLM on the observation's conventions (plm_pad stage)
 
 Configs are configs/<config_prefix><model>.json (coupling models:
-configs/<config_prefix>cm_<run>.json).
+configs/<config_prefix>cm_<run>.json; attention: configs/attention/
+<config_prefix><run>.json; configs/<config_prefix>plm_pad.json).
 """
 
 load("//tools:stage.bzl", "stage")
@@ -81,8 +83,8 @@ COUPLING_RUNS = {
 # runs (predictor cm_<run>): factored attention trained as the observation's
 # public code trains it (AdamW on batches, the penalty on W), at its main
 # configuration (H = 256, d = 32; three seeds and a held-out fit), at
-# H = 128 and 64, and at its code's defaults (32 x 16); and the
-# pseudo-likelihood model on the same conventions (claim P5's reference).
+# H = 128 and 64, and at its code's defaults (32 x 16). The pseudo-likelihood
+# model on the same conventions (claim P5's reference) is the plm_pad stage's.
 ATTENTION_RUNS = {
     "paper": {
         "attn_h256": [1, 2, 3],
@@ -91,13 +93,19 @@ ATTENTION_RUNS = {
         "attn_h128": [1],
         "attn_h64": [1],
         "attn_h32_d16": [1],
-        "plm_pad": [0],
     },
     "quick": {
         "attn_h4": [1],
-        "plm_pad": [0],
     },
 }
+
+# The pseudo-likelihood model on the observation's conventions (the plm_pad
+# stage; claim P5's reference), deterministic, at both scales.
+PLM_PAD_RUNS = {"plm_pad": [0]}
+
+def fit_runs(scale):
+    """Every coupling-model fit of a branch (couplings, attention, plm_pad stages): run -> seeds."""
+    return dict(dict(COUPLING_RUNS[scale], **ATTENTION_RUNS[scale]), **PLM_PAD_RUNS)
 
 # The prepare stage's outputs (prepare_stage.h).
 PREPARE_OUTS = [
@@ -133,20 +141,29 @@ SWEEP_SCORE_OUTS = [
 def coupling_key(run, seed):
     return "cm_" + run + ("_s%d" % seed if seed else "")
 
-def coupling_runs(family, runs, config_prefix, tool = "//stages/proteins:couplings", threaded = False):
-    """The couplings (or attention) stages <family>_cm_<run>[_s<seed>]; {label: predictor key}."""
+# The coupling-model fit stages: each run's binary, config file (from the
+# config prefix and the run) and whether it takes threads.
+FIT_STAGES = {
+    "couplings": struct(tool = "//stages/proteins:couplings", config = "configs/%scm_%s.json", threaded = False),
+    "attention": struct(tool = "//stages/proteins:attention", config = "configs/attention/%s%s.json", threaded = True),
+    "plm_pad": struct(tool = "//stages/proteins:plm_pad", config = "configs/%s%s.json", threaded = True),
+}
+
+def coupling_runs(family, runs, config_prefix, kind = "couplings"):
+    """The fit stages <family>_cm_<run>[_s<seed>] of one kind; {label: predictor key}."""
+    fit = FIT_STAGES[kind]
     out = {}
     for run, seeds in runs.items():
         for seed in seeds:
             key = coupling_key(run, seed)
             stage(
                 name = family + "_" + key,
-                config = "configs/%scm_%s.json" % (config_prefix, run),
+                config = fit.config % (config_prefix, run),
                 inputs = {":" + family: "family"},
                 outs = COUPLING_OUTS,
                 seed = seed,
-                threaded = threaded,
-                tool = tool,
+                threaded = fit.threaded,
+                tool = fit.tool,
             )
             out[":%s_%s" % (family, key)] = key
     return out
@@ -222,7 +239,8 @@ def protein_family(name, config, msa, models, structure = None, config_prefix = 
         )
         runs[":%s_%s" % (name, profile)] = profile
     runs.update(coupling_runs(name, couplings, config_prefix))
-    runs.update(coupling_runs(name, attention, config_prefix, tool = "//stages/proteins:attention", threaded = True))
+    runs.update(coupling_runs(name, attention, config_prefix, kind = "attention"))
+    runs.update(coupling_runs(name, PLM_PAD_RUNS, config_prefix, kind = "plm_pad"))
     if structure:
         runs[":" + name] = "family"
         stage(

@@ -11,6 +11,7 @@
 #include "lib/proteins/contacts.h"
 #include "lib/proteins/paired.h"
 #include "stages/proteins/family_stage.h"
+#include "stages/proteins/fit_summary.h"
 
 namespace potts {
 
@@ -226,7 +227,7 @@ nlohmann::json fit_facts(const Stage& st, const std::vector<Run>& rs) {
         train_losses.push_back(r.summary.at(k).get<double>());
         break;
       }
-    if (r.summary.value("model", "") == "couplings") objectives.push_back(r.summary.at("objective").get<double>());
+    if (is_coupling_fit(r.summary)) objectives.push_back(r.summary.at("objective").get<double>());
     // The observation's protocol: the median over rows of each row's largest weight.
     if (r.summary.contains("attention_maps")) {
       row_max.push_back(r.summary.at("attention_maps").at("median_row_max").get<double>());
@@ -240,8 +241,7 @@ nlohmann::json fit_facts(const Stage& st, const std::vector<Run>& rs) {
     // The lowest test loss the learning curve passed through (overfitting
     // shows as a final loss above it).
     const std::string curves = r.key + "/curves.csv";
-    if (st.inputs().count(curves) && r.summary.value("model", "") != "plm" &&
-        r.summary.value("model", "") != "couplings") {
+    if (st.inputs().count(curves) && r.summary.value("model", "") != "plm" && !is_coupling_fit(r.summary)) {
       const auto c = read_csv(st.input(curves));
       const auto& t = csv_column(c, st.input(curves), "test_loss");
       if (!t.empty()) curve_minima.push_back(*std::min_element(t.begin(), t.end()));
