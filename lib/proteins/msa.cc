@@ -97,7 +97,8 @@ int letter_state(char c) {
   return c == '.' ? kGap : -1;
 }
 
-Alignment parse_a2m(const std::string& text, const std::string& origin, const std::string& query_prefix) {
+// The '>' name lines and the sequence lines under each (FASTA and A2M).
+static std::vector<Record> fasta_records(const std::string& text, const std::string& origin) {
   std::vector<Record> records;
   for (const auto& [lineno, line] : lines(text)) {
     if (line[0] == '>') {
@@ -108,6 +109,11 @@ Alignment parse_a2m(const std::string& text, const std::string& origin, const st
     records.back().text += line;
   }
   if (records.empty()) throw StageError(origin + ": no sequences (expected '>' name lines)");
+  return records;
+}
+
+Alignment parse_a2m(const std::string& text, const std::string& origin, const std::string& query_prefix) {
+  const std::vector<Record> records = fasta_records(text, origin);
   std::size_t query = records.size();
   for (std::size_t i = 0; i < records.size() && query == records.size(); ++i)
     if (records[i].name.compare(0, query_prefix.size(), query_prefix) == 0) query = i;
@@ -144,16 +150,7 @@ Alignment parse_a2m(const std::string& text, const std::string& origin, const st
 
 Alignment parse_fasta_with_query(const std::string& text, const std::string& origin, const std::string& query_row,
                                  const std::string& query_name, const std::vector<int>& numbers) {
-  std::vector<Record> records;
-  for (const auto& [lineno, line] : lines(text)) {
-    if (line[0] == '>') {
-      records.push_back({line.substr(1), "", lineno});
-      continue;
-    }
-    if (records.empty()) throw StageError(where(origin, lineno) + ": sequence before the first '>' name line");
-    records.back().text += line;
-  }
-  if (records.empty()) throw StageError(origin + ": no sequences (expected '>' name lines)");
+  std::vector<Record> records = fasta_records(text, origin);
   if (query_row.size() != records[0].text.size())
     throw StageError(origin + ": the query row has " + std::to_string(query_row.size()) +
                      " columns, the alignment " + std::to_string(records[0].text.size()));
