@@ -19,9 +19,9 @@ CouplingFit fit_couplings(const CouplingSpec& s, const arma::imat& train, const 
   s.check();
   check_coupling_data(train, w, s.L, s.C);
   if (restarts < 1) throw StageError("coupling model: restarts must be at least 1");
-  CouplingWorkspace ws;
+  CouplingWorkspace work;
   Objective f = [&](const arma::vec& x, arma::vec& g) {
-    return coupling_objective(s, x, train, w, pen, &g, CouplingPath::kAuto, &ws);
+    return coupling_objective(s, x, train, w, pen, &g, CouplingPath::kAuto, &work);
   };
   CouplingFit fit;
   for (int r = 0; r < restarts; ++r) {

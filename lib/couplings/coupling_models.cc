@@ -312,28 +312,28 @@ double weighted_pl_data_term(const arma::mat& W, const arma::mat& h, const arma:
   const arma::uword C = W.n_rows / L;
   check_coupling_data(s, w, L, C);
   if (h.n_rows != C || h.n_cols != L) throw StageError("coupling model: fields must be C x L");
-  PanelWorkspace ws;
+  PanelWorkspace work;
   MatrixPanels panels(W, dW);
   arma::mat dh_local;
-  return panel_data_term(panels, L, C, h, s, w, dW || dh, dh ? dh : &dh_local, ws);
+  return panel_data_term(panels, L, C, h, s, w, dW || dh, dh ? dh : &dh_local, work);
 }
 
 // The full form without a penalty on W, in panels throughout (coupling_panels.h).
 static double full_objective(const CouplingSpec& s, const arma::vec& x, const arma::imat& seqs, const arma::vec& w,
-                             const CouplingPenalty& pen, arma::vec* grad, CouplingWorkspace& ws) {
+                             const CouplingPenalty& pen, arma::vec* grad, CouplingWorkspace& work) {
   const arma::uword L = s.L, C = s.C, nf = s.field_count();
   check_coupling_data(seqs, w, L, C);
-  ws.h.zeros(C, L);
-  if (s.fields) ws.h = arma::mat(x.memptr(), C, L);
+  work.h.zeros(C, L);
+  if (s.fields) work.h = arma::mat(x.memptr(), C, L);
   const double* xc = x.memptr() + nf;
   if (grad) grad->set_size(s.parameter_count());
   FullPackedPanels panels(xc, L, C, grad ? grad->memptr() + nf : nullptr, 4.0 * pen.lambda_c);
-  double f = panel_data_term(panels, L, C, ws.h, seqs, w, grad != nullptr, &ws.dh, ws.data);
+  double f = panel_data_term(panels, L, C, work.h, seqs, w, grad != nullptr, &work.dh, work.data);
   // The penalty over ordered pairs: each stored block twice.
   const double pc = sum_squares(xc, s.coupling_parameter_count());
   f += pen.lambda_h * sum_squares(x.memptr(), nf) + pen.lambda_c * 2.0 * pc;
   if (!grad) return f;
-  for (arma::uword k = 0; k < nf; ++k) (*grad)(k) = ws.dh(k) + 2.0 * pen.lambda_h * x(k);
+  for (arma::uword k = 0; k < nf; ++k) (*grad)(k) = work.dh(k) + 2.0 * pen.lambda_h * x(k);
   return f;
 }
 
@@ -348,54 +348,148 @@ static bool uses_heads_path(const CouplingSpec& s, CouplingPath path, const Coup
   return s.heads <= kHeadsPathMaxHeads;
 }
 
-double coupling_objective(const CouplingSpec& s, const arma::vec& x, const arma::imat& seqs, const arma::vec& w,
-                          const CouplingPenalty& pen, arma::vec* grad, CouplingPath path, CouplingWorkspace* ws) {
-  check_point(s, x);
-  if (s.form == CouplingForm::kFull && pen.lambda_w == 0.0) {
-    CouplingWorkspace local;
-    return full_objective(s, x, seqs, w, pen, grad, ws ? *ws : local);
-  }
-  const arma::uword L = s.L, C = s.C, nf = s.field_count();
-  const bool heads_path = uses_heads_path(s, path, pen);
-  arma::mat W, h, dW, dh;
+namespace {
+
+// The heads, their attention maps and value matrices; with the gradient,
+// the loss's gradient w.r.t. each, and w.r.t. the fields.
+struct HeadsState {
   std::vector<Head> heads;
   std::vector<arma::mat> As, Vs, dAs, dVs;
-  double f = 0.0;
-  if (heads_path) {
-    check_coupling_data(seqs, w, L, C);
-    h.zeros(C, L);
-    if (s.fields) h = arma::mat(x.memptr(), C, L);
-    const HeadLayout lay = head_layout(s);
-    for (arma::uword k = 0; k < s.heads; ++k) {
-      heads.push_back(read_head(s, x.memptr() + nf + k * lay.size()));
-      As.push_back(s.form == CouplingForm::kSoftmax ? softmax_attention(heads.back().Q, heads.back().K)
-                                                    : heads.back().A);
-      Vs.push_back(heads.back().V);
-    }
-    f = heads_data_term(As, Vs, h, seqs, w, grad ? &dAs : nullptr, grad ? &dVs : nullptr, grad ? &dh : nullptr);
-  } else {
-    couplings_of(s, x, W, h);
-    f = weighted_pl_data_term(W, h, seqs, w, grad ? &dW : nullptr, grad ? &dh : nullptr);
-    if (pen.lambda_w != 0.0) {
-      f += pen.lambda_w * sum_squares(W.memptr(), W.n_elem);
-      if (grad) dW += (2.0 * pen.lambda_w) * W;
-    }
+  arma::mat dh;
+};
+
+// Head k's attention map: A itself (factored) or softmax(Q K^T / sqrt(d)).
+arma::mat attention_of(const CouplingSpec& s, const Head& hd) {
+  return s.form == CouplingForm::kSoftmax ? softmax_attention(hd.Q, hd.K) : hd.A;
+}
+
+// The data term by heads, never forming W (heads_data_term).
+double heads_forward(const CouplingSpec& s, const arma::vec& x, const arma::imat& seqs, const arma::vec& w, bool grad,
+                     HeadsState& hs) {
+  const arma::uword L = s.L, C = s.C, nf = s.field_count();
+  check_coupling_data(seqs, w, L, C);
+  arma::mat h(C, L, arma::fill::zeros);
+  if (s.fields) h = arma::mat(x.memptr(), C, L);
+  const HeadLayout lay = head_layout(s);
+  for (arma::uword k = 0; k < s.heads; ++k) {
+    hs.heads.push_back(read_head(s, x.memptr() + nf + k * lay.size()));
+    hs.As.push_back(attention_of(s, hs.heads.back()));
+    hs.Vs.push_back(hs.heads.back().V);
   }
+  return heads_data_term(hs.As, hs.Vs, h, seqs, w, grad ? &hs.dAs : nullptr, grad ? &hs.dVs : nullptr,
+                         grad ? &hs.dh : nullptr);
+}
+
+// dA^h_ij = <dW_ij, V^h>, dV^h = sum_ij A^h_ij dW_ij: every head at once,
+// (L^2 x C^2)(C^2 x H) and (C^2 x L^2)(L^2 x H), so that the gathered dW is
+// read once per product rather than twice per head.
+void heads_backward_from_couplings(const CouplingSpec& s, const double* xc, arma::mat& dW, HeadsState& hs) {
+  const arma::uword L = s.L, C = s.C;
+  const HeadLayout lay = head_layout(s);
+  if (s.symmetrise) dW = 0.5 * (dW + dW.t());
+  const arma::mat Gr = gather_blocks(dW, L, C);  // (a + b C, i + j L)
+  dW.reset();
+  arma::mat Amat(L * L, s.heads), Vmat(C * C, s.heads);
+  for (arma::uword k = 0; k < s.heads; ++k) {
+    hs.heads.push_back(read_head(s, xc + k * lay.size()));
+    hs.As.push_back(attention_of(s, hs.heads[k]));
+    Amat.col(k) = arma::vectorise(hs.As[k]);
+    Vmat.col(k) = arma::vectorise(hs.heads[k].V);
+  }
+  const arma::mat dAmat = mm(Gr, true, Vmat, false), dVmat = mm(Gr, false, Amat, false);
+  for (arma::uword k = 0; k < s.heads; ++k) {
+    hs.dAs.push_back(arma::reshape(dAmat.col(k), L, L));
+    hs.dVs.push_back(arma::reshape(dVmat.col(k), C, C));
+  }
+}
+
+// Head k's share of the gradient (its parameters p, into gk) from dA and
+// dV, with the penalty's 2 lambda_c p.
+void head_backward(const CouplingSpec& s, const CouplingPenalty& pen, const HeadsState& hs, arma::uword k,
+                   const double* p, double* gk) {
+  const arma::uword L = s.L, C = s.C;
+  const HeadLayout lay = head_layout(s);
+  const Head& hd = hs.heads[k];
+  const arma::mat& A = hs.As[k];
+  arma::mat dA = hs.dAs[k];
+  const arma::mat& dV = hs.dVs[k];
+  if (s.form == CouplingForm::kSoftmax) {
+    // dS_ij = A_ij (dA_ij - sum_l A_il dA_il) for j != i; S = Q K^T / sqrt(d).
+    arma::mat dS(L, L, arma::fill::zeros);
+    for (arma::uword i = 0; i < L; ++i) {
+      double dot = 0.0;
+      for (arma::uword j = 0; j < L; ++j) dot += A(i, j) * dA(i, j);
+      for (arma::uword j = 0; j < L; ++j)
+        if (j != i) dS(i, j) = A(i, j) * (dA(i, j) - dot);
+    }
+    const double r = 1.0 / std::sqrt(double(s.head_dim));
+    const arma::mat dQ = r * mm(dS, false, hd.K, false), dK = r * mm(dS, true, hd.Q, false);
+    const arma::uword n = L * s.head_dim;
+    for (arma::uword t = 0; t < n; ++t) gk[t] = dQ(t) + 2.0 * pen.lambda_c * p[t];
+    for (arma::uword t = 0; t < n; ++t) gk[n + t] = dK(t) + 2.0 * pen.lambda_c * p[n + t];
+  } else {
+    dA.diag().zeros();
+    for (arma::uword t = 0; t < L * L; ++t) gk[t] = dA(t) + 2.0 * pen.lambda_c * p[t];
+    for (arma::uword i = 0; i < L; ++i) gk[i + i * L] = 0.0;  // the diagonal is not a parameter
+  }
+  const double* pv = p + lay.attention;
+  double* gv = gk + lay.attention;
+  if (s.value_rank == 0) {
+    for (arma::uword t = 0; t < C * C; ++t) gv[t] = dV(t) + 2.0 * pen.lambda_c * pv[t];
+  } else {
+    // V = E F^T: dE = dV F, dF = dV^T E.
+    const arma::mat dE = mm(dV, false, hd.F, false), dF = mm(dV, true, hd.E, false);
+    const arma::uword n = C * s.value_rank;
+    for (arma::uword t = 0; t < n; ++t) gv[t] = dE(t) + 2.0 * pen.lambda_c * pv[t];
+    for (arma::uword t = 0; t < n; ++t) gv[n + t] = dF(t) + 2.0 * pen.lambda_c * pv[n + t];
+  }
+}
+
+// The penalty (the full form over ordered pairs: each stored block twice;
+// the factored form's A without its diagonal, which is not a parameter).
+double coupling_penalty(const CouplingSpec& s, const arma::vec& x, const CouplingPenalty& pen) {
+  const arma::uword L = s.L, nf = s.field_count();
   const double* xc = x.memptr() + nf;
-  // Penalty (the full form over ordered pairs: each stored block twice; the
-  // factored form's A without its diagonal, which is not a parameter).
   double pc = sum_squares(xc, s.coupling_parameter_count());
   if (s.form == CouplingForm::kFactored) {
     const arma::uword per_head = head_layout(s).size();
     for (arma::uword k = 0; k < s.heads; ++k)
       for (arma::uword i = 0; i < L; ++i) pc -= xc[k * per_head + i + i * L] * xc[k * per_head + i + i * L];
   }
-  f += pen.lambda_h * sum_squares(x.memptr(), nf) + pen.lambda_c * (s.form == CouplingForm::kFull ? 2.0 * pc : pc);
+  return pen.lambda_h * sum_squares(x.memptr(), nf) + pen.lambda_c * (s.form == CouplingForm::kFull ? 2.0 * pc : pc);
+}
+
+}  // namespace
+
+double coupling_objective(const CouplingSpec& s, const arma::vec& x, const arma::imat& seqs, const arma::vec& w,
+                          const CouplingPenalty& pen, arma::vec* grad, CouplingPath path, CouplingWorkspace* work) {
+  check_point(s, x);
+  if (s.form == CouplingForm::kFull && pen.lambda_w == 0.0) {
+    CouplingWorkspace local;
+    return full_objective(s, x, seqs, w, pen, grad, work ? *work : local);
+  }
+  const arma::uword L = s.L, C = s.C, nf = s.field_count();
+  const bool heads_path = uses_heads_path(s, path, pen);
+  arma::mat W, h, dW;
+  HeadsState hs;
+  double f = 0.0;
+  if (heads_path) {
+    f = heads_forward(s, x, seqs, w, grad != nullptr, hs);
+  } else {
+    couplings_of(s, x, W, h);
+    f = weighted_pl_data_term(W, h, seqs, w, grad ? &dW : nullptr, grad ? &hs.dh : nullptr);
+    if (pen.lambda_w != 0.0) {
+      f += pen.lambda_w * sum_squares(W.memptr(), W.n_elem);
+      if (grad) dW += (2.0 * pen.lambda_w) * W;
+    }
+  }
+  f += coupling_penalty(s, x, pen);
   if (!grad) return f;
 
   grad->set_size(s.parameter_count());
-  for (arma::uword k = 0; k < nf; ++k) (*grad)(k) = dh(k) + 2.0 * pen.lambda_h * x(k);
+  for (arma::uword k = 0; k < nf; ++k) (*grad)(k) = hs.dh(k) + 2.0 * pen.lambda_h * x(k);
   double* g = grad->memptr() + nf;
+  const double* xc = x.memptr() + nf;
   if (s.form == CouplingForm::kFull) {
     for (arma::uword i = 0; i < L; ++i)
       for (arma::uword j = i + 1; j < L; ++j)
@@ -404,65 +498,9 @@ double coupling_objective(const CouplingSpec& s, const arma::vec& x, const arma:
             *g = dW(i * C + a, j * C + b) + dW(j * C + b, i * C + a) + 4.0 * pen.lambda_c * *xc;
     return f;
   }
-  const HeadLayout lay = head_layout(s);
-  if (!heads_path) {
-    // dA^h_ij = <dW_ij, V^h>, dV^h = sum_ij A^h_ij dW_ij: every head at once,
-    // (L^2 x C^2)(C^2 x H) and (C^2 x L^2)(L^2 x H), so that the gathered
-    // dW is read once per product rather than twice per head.
-    if (s.symmetrise) dW = 0.5 * (dW + dW.t());
-    const arma::mat Gr = gather_blocks(dW, L, C);  // (a + b C, i + j L)
-    dW.reset();
-    arma::mat Amat(L * L, s.heads), Vmat(C * C, s.heads);
-    for (arma::uword k = 0; k < s.heads; ++k) {
-      heads.push_back(read_head(s, xc + k * lay.size()));
-      As.push_back(s.form == CouplingForm::kSoftmax ? softmax_attention(heads[k].Q, heads[k].K) : heads[k].A);
-      Amat.col(k) = arma::vectorise(As[k]);
-      Vmat.col(k) = arma::vectorise(heads[k].V);
-    }
-    const arma::mat dAmat = mm(Gr, true, Vmat, false), dVmat = mm(Gr, false, Amat, false);
-    for (arma::uword k = 0; k < s.heads; ++k) {
-      dAs.push_back(arma::reshape(dAmat.col(k), L, L));
-      dVs.push_back(arma::reshape(dVmat.col(k), C, C));
-    }
-  }
-  for (arma::uword k = 0; k < s.heads; ++k) {
-    const double* p = xc + k * lay.size();
-    double* gk = g + k * lay.size();
-    const Head& hd = heads[k];
-    const arma::mat& A = As[k];
-    arma::mat dA = dAs[k];
-    const arma::mat& dV = dVs[k];
-    if (s.form == CouplingForm::kSoftmax) {
-      // dS_ij = A_ij (dA_ij - sum_l A_il dA_il) for j != i; S = Q K^T / sqrt(d).
-      arma::mat dS(L, L, arma::fill::zeros);
-      for (arma::uword i = 0; i < L; ++i) {
-        double dot = 0.0;
-        for (arma::uword j = 0; j < L; ++j) dot += A(i, j) * dA(i, j);
-        for (arma::uword j = 0; j < L; ++j)
-          if (j != i) dS(i, j) = A(i, j) * (dA(i, j) - dot);
-      }
-      const double r = 1.0 / std::sqrt(double(s.head_dim));
-      const arma::mat dQ = r * mm(dS, false, hd.K, false), dK = r * mm(dS, true, hd.Q, false);
-      const arma::uword n = L * s.head_dim;
-      for (arma::uword t = 0; t < n; ++t) gk[t] = dQ(t) + 2.0 * pen.lambda_c * p[t];
-      for (arma::uword t = 0; t < n; ++t) gk[n + t] = dK(t) + 2.0 * pen.lambda_c * p[n + t];
-    } else {
-      dA.diag().zeros();
-      for (arma::uword t = 0; t < L * L; ++t) gk[t] = dA(t) + 2.0 * pen.lambda_c * p[t];
-      for (arma::uword i = 0; i < L; ++i) gk[i + i * L] = 0.0;  // the diagonal is not a parameter
-    }
-    const double* pv = p + lay.attention;
-    double* gv = gk + lay.attention;
-    if (s.value_rank == 0) {
-      for (arma::uword t = 0; t < C * C; ++t) gv[t] = dV(t) + 2.0 * pen.lambda_c * pv[t];
-    } else {
-      // V = E F^T: dE = dV F, dF = dV^T E.
-      const arma::mat dE = mm(dV, false, hd.F, false), dF = mm(dV, true, hd.E, false);
-      const arma::uword n = C * s.value_rank;
-      for (arma::uword t = 0; t < n; ++t) gv[t] = dE(t) + 2.0 * pen.lambda_c * pv[t];
-      for (arma::uword t = 0; t < n; ++t) gv[n + t] = dF(t) + 2.0 * pen.lambda_c * pv[n + t];
-    }
-  }
+  if (!heads_path) heads_backward_from_couplings(s, xc, dW, hs);
+  const arma::uword per_head = head_layout(s).size();
+  for (arma::uword k = 0; k < s.heads; ++k) head_backward(s, pen, hs, k, xc + k * per_head, g + k * per_head);
   return f;
 }
 

@@ -300,7 +300,7 @@ TEST(CouplingModels, FullFormInPanelsIsTheMatrixPathBitForBit) {
     arma::vec w = random_weights(M, 41);
     w(4) = 0.0;
     const CouplingPenalty pen{0.003, 0.002};
-    CouplingWorkspace ws;
+    CouplingWorkspace work;
     for (int point = 0; point < 2; ++point) {
       Rng rng(42 + point, 0);
       arma::vec x(s.parameter_count());
@@ -322,7 +322,7 @@ TEST(CouplingModels, FullFormInPanelsIsTheMatrixPathBitForBit) {
             for (arma::uword a = 0; a < C; ++a, ++k)
               g_ref(k) = dW(i * C + a, j * C + b) + dW(j * C + b, i * C + a) + 4.0 * pen.lambda_c * x(k);
       arma::vec g;
-      EXPECT_EQ(coupling_objective(s, x, seqs, w, pen, &g, CouplingPath::kAuto, &ws), ref) << "L = " << L;
+      EXPECT_EQ(coupling_objective(s, x, seqs, w, pen, &g, CouplingPath::kAuto, &work), ref) << "L = " << L;
       EXPECT_TRUE(arma::approx_equal(g, g_ref, "absdiff", 0.0)) << "L = " << L << ", point " << point;
       EXPECT_EQ(coupling_objective(s, x, seqs, w, pen, nullptr), ref) << "L = " << L;
     }

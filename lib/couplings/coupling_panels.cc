@@ -228,47 +228,43 @@ void FullPackedPanels::drain(arma::uword p, const double* G) {
   });
 }
 
-double panel_data_term(PanelSource& source, arma::uword L, arma::uword C, const arma::mat& h, const arma::imat& s,
-                       const arma::vec& w, bool grad, arma::mat* dh, PanelWorkspace& ws) {
-  const arma::uword M = s.n_rows, n = L * C, panels = (n + kRows - 1) / kRows, rows = panels * kRows;
-  double wsum = 0.0;
-  for (arma::uword mu = 0; mu < M; ++mu) wsum += w(mu);
-  const double norm = 1.0 / (wsum * double(L));
-  // The columns of W sequence mu adds: j C + s_j.
-  ws.columns.resize(M * L);
-  for (arma::uword mu = 0; mu < M; ++mu)
-    for (arma::uword j = 0; j < L; ++j) ws.columns[mu * L + j] = j * C + arma::uword(s(mu, j));
-  // Fields padded to the panels' rows (zero beyond n, as the padding rows).
-  std::vector<double> h0(rows, 0.0);
-  std::copy(h.memptr(), h.memptr() + n, h0.begin());
-  ws.B.resize(kRows * n);
-  ws.Z.resize(rows * M);
-  // The sequences of nonzero weight, taken two at a time.
-  std::vector<arma::uword> used;
-  for (arma::uword mu = 0; mu < M; ++mu)
-    if (w(mu) != 0.0) used.push_back(mu);
-  const arma::uword* cols = ws.columns.data();
-  double* B = ws.B.data();
+namespace {
 
-  // Logits (column mu of Z): z_i(a) = h_i(a) + sum_j W_ij(a, s_j), all i at
-  // once (W_ii = 0), summed over j in order; the padding rows stay zero.
-  for (arma::uword p = 0; p < panels; ++p) {
+// The sequences of nonzero weight and the columns of W each adds (j C + s_j).
+struct PanelBatch {
+  arma::uword L, C, n, panels, rows;
+  std::vector<arma::uword> used;
+  const arma::uword* cols;
+};
+
+// Logits (column mu of Z): z_i(a) = h_i(a) + sum_j W_ij(a, s_j), all i at
+// once (W_ii = 0), summed over j in order, the sequences two at a time; the
+// padding rows stay zero.
+void panel_logits_forward(PanelSource& source, const PanelBatch& pb, const std::vector<double>& h0,
+                          PanelWorkspace& work) {
+  double* B = work.B.data();
+  for (arma::uword p = 0; p < pb.panels; ++p) {
     source.fill(p, B);
     const double* init = h0.data() + p * kRows;
-    double* z = ws.Z.data() + p * kRows;
+    double* z = work.Z.data() + p * kRows;
     std::size_t k = 0;
-    for (; k + 1 < used.size(); k += 2) {
-      const arma::uword m0 = used[k], m1 = used[k + 1];
-      add_panel_columns2(B, cols + m0 * L, cols + m1 * L, L, init, z + m0 * rows, z + m1 * rows);
+    for (; k + 1 < pb.used.size(); k += 2) {
+      const arma::uword m0 = pb.used[k], m1 = pb.used[k + 1];
+      add_panel_columns2(B, pb.cols + m0 * pb.L, pb.cols + m1 * pb.L, pb.L, init, z + m0 * pb.rows, z + m1 * pb.rows);
     }
-    if (k < used.size()) add_panel_columns(B, cols + used[k] * L, L, init, z + used[k] * rows);
+    if (k < pb.used.size()) add_panel_columns(B, pb.cols + pb.used[k] * pb.L, pb.L, init, z + pb.used[k] * pb.rows);
   }
+}
 
-  // Losses; with a gradient, column mu of Z becomes dLoss/dz (in place, site
-  // by site: d(-log p)/dz_i(a) = p(a) - [a == s_i], times w_mu norm).
+// The weighted loss (times norm); with a gradient, column mu of Z becomes
+// dLoss/dz (in place, site by site: d(-log p)/dz_i(a) = p(a) - [a == s_i],
+// times w_mu norm).
+double panel_cross_entropy(const PanelBatch& pb, const arma::imat& s, const arma::vec& w, double norm, bool grad,
+                           PanelWorkspace& work) {
+  const arma::uword L = pb.L, C = pb.C;
   double loss = 0.0;
-  for (arma::uword mu : used) {
-    double* z = ws.Z.data() + mu * rows;
+  for (arma::uword mu : pb.used) {
+    double* z = work.Z.data() + mu * pb.rows;
     double seq = 0.0;
     for (arma::uword i = 0; i < L; ++i) {
       double* zi = z + i * C;
@@ -286,29 +282,59 @@ double panel_data_term(PanelSource& source, arma::uword L, arma::uword C, const 
     }
     loss += w(mu) * seq;
   }
-  if (!grad) return loss * norm;
+  return loss * norm;
+}
+
+// The forward pass adds column j C + s_j of W to z, so that column of dW
+// gets dz; summed over the sequences in order, panel by panel.
+void panel_logits_backward(PanelSource& source, const PanelBatch& pb, PanelWorkspace& work) {
+  double* B = work.B.data();
+  for (arma::uword p = 0; p < pb.panels; ++p) {
+    std::fill(B, B + kRows * pb.n, 0.0);
+    const double* dz = work.Z.data() + p * kRows;
+    std::size_t k = 0;
+    for (; k + 1 < pb.used.size(); k += 2) {
+      const arma::uword m0 = pb.used[k], m1 = pb.used[k + 1];
+      add_to_panel_columns2(B, pb.cols + m0 * pb.L, pb.cols + m1 * pb.L, pb.L, dz + m0 * pb.rows, dz + m1 * pb.rows);
+    }
+    if (k < pb.used.size()) add_to_panel_columns(B, pb.cols + pb.used[k] * pb.L, pb.L, dz + pb.used[k] * pb.rows);
+    source.drain(p, B);
+  }
+}
+
+}  // namespace
+
+double panel_data_term(PanelSource& source, arma::uword L, arma::uword C, const arma::mat& h, const arma::imat& s,
+                       const arma::vec& w, bool grad, arma::mat* dh, PanelWorkspace& work) {
+  const arma::uword M = s.n_rows, n = L * C, panels = (n + kRows - 1) / kRows;
+  double wsum = 0.0;
+  for (arma::uword mu = 0; mu < M; ++mu) wsum += w(mu);
+  const double norm = 1.0 / (wsum * double(L));
+  work.columns.resize(M * L);
+  for (arma::uword mu = 0; mu < M; ++mu)
+    for (arma::uword j = 0; j < L; ++j) work.columns[mu * L + j] = j * C + arma::uword(s(mu, j));
+  PanelBatch pb{L, C, n, panels, panels * kRows, {}, work.columns.data()};
+  for (arma::uword mu = 0; mu < M; ++mu)
+    if (w(mu) != 0.0) pb.used.push_back(mu);
+  // Fields padded to the panels' rows (zero beyond n, as the padding rows).
+  std::vector<double> h0(pb.rows, 0.0);
+  std::copy(h.memptr(), h.memptr() + n, h0.begin());
+  work.B.resize(kRows * n);
+  work.Z.resize(pb.rows * M);
+
+  panel_logits_forward(source, pb, h0, work);
+  const double loss = panel_cross_entropy(pb, s, w, norm, grad, work);
+  if (!grad) return loss;
   if (dh) {
     dh->zeros(C, L);
     double* g = dh->memptr();
-    for (arma::uword mu : used) {
-      const double* dz = ws.Z.data() + mu * rows;
+    for (arma::uword mu : pb.used) {
+      const double* dz = work.Z.data() + mu * pb.rows;
       for (arma::uword r = 0; r < n; ++r) g[r] += dz[r];
     }
   }
-  // The forward pass adds column j C + s_j of W to z, so that column of dW
-  // gets dz; summed over the sequences in order, panel by panel.
-  for (arma::uword p = 0; p < panels; ++p) {
-    std::fill(B, B + kRows * n, 0.0);
-    const double* dz = ws.Z.data() + p * kRows;
-    std::size_t k = 0;
-    for (; k + 1 < used.size(); k += 2) {
-      const arma::uword m0 = used[k], m1 = used[k + 1];
-      add_to_panel_columns2(B, cols + m0 * L, cols + m1 * L, L, dz + m0 * rows, dz + m1 * rows);
-    }
-    if (k < used.size()) add_to_panel_columns(B, cols + used[k] * L, L, dz + used[k] * rows);
-    source.drain(p, B);
-  }
-  return loss * norm;
+  panel_logits_backward(source, pb, work);
+  return loss;
 }
 
 }  // namespace potts

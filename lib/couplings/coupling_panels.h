@@ -80,6 +80,6 @@ struct PanelWorkspace {
 // source.drain (the diagonal blocks included, unused) and dLoss/dh to dh
 // (C x L).
 double panel_data_term(PanelSource& source, arma::uword L, arma::uword C, const arma::mat& h, const arma::imat& s,
-                       const arma::vec& w, bool grad, arma::mat* dh, PanelWorkspace& ws);
+                       const arma::vec& w, bool grad, arma::mat* dh, PanelWorkspace& work);
 
 }  // namespace potts

@@ -168,6 +168,71 @@ class LineSearch {
   bool seen_finite_ = false;
 };
 
+// The correction pairs (s, y) with rho = 1 / s.y, oldest first.
+struct PairMemory {
+  std::deque<arma::vec> s, y;
+  std::deque<double> rho;
+  double newest_sy = 0.0, newest_yy = 0.0;  // of the newest pair (the initial scaling)
+
+  void clear() { s.clear(), y.clear(), rho.clear(); }
+
+  // p = -H g by the two-loop recursion (N&W algorithm 7.4).
+  arma::vec direction(const arma::vec& g) const {
+    arma::vec q = g;
+    const std::size_t m = s.size();
+    std::vector<double> alpha(m);
+    for (std::size_t k = m; k-- > 0;) {
+      alpha[k] = rho[k] * ordered_dot(s[k], q);
+      q -= alpha[k] * y[k];
+    }
+    if (m > 0) q *= newest_sy / newest_yy;
+    for (std::size_t k = 0; k < m; ++k) {
+      double b = rho[k] * ordered_dot(y[k], q);
+      q += (alpha[k] - b) * s[k];
+    }
+    return -q;
+  }
+
+  // The step's pair, kept where s.y > 0 (H stays positive definite); the
+  // oldest dropped beyond `memory` pairs.
+  void remember(const LinePoint& from, const LinePoint& to, int memory) {
+    arma::vec sk = to.x - from.x, yk = to.g - from.g;
+    const double sy = ordered_dot(sk, yk), yy = ordered_dot(yk, yk);
+    if (!(sy > std::numeric_limits<double>::epsilon() * yy)) return;
+    if (static_cast<int>(s.size()) == memory) s.pop_front(), y.pop_front(), rho.pop_front();
+    s.push_back(std::move(sk));
+    y.push_back(std::move(yk));
+    rho.push_back(1.0 / sy);
+    newest_sy = sy, newest_yy = yy;
+  }
+};
+
+// One iteration's line search from `start` along the memory's direction (or
+// steepest descent on the first step or lost descent), retried once along
+// steepest descent with fresh memory; the accepted point in `next`.
+bool search(const Objective& f, const LbfgsOptions& o, int& evaluations, int it, PairMemory& mem, LinePoint& start,
+            LinePoint& next) {
+  const std::size_t m = mem.s.size();
+  arma::vec p = mem.direction(start.g);
+  start.a = 0.0;
+  start.dphi = ordered_dot(start.g, p);
+  double a_init = 1.0;
+  if (m == 0 || !(start.dphi < 0.0)) {
+    mem.clear();
+    p = -start.g;
+    start.dphi = -ordered_dot(start.g, start.g);
+    a_init = 1.0 / std::max(1.0, ordered_norm(start.g));
+  }
+  LineSearch ls(f, o, evaluations, it);
+  if (ls.run(start, p, a_init, next)) return true;
+  if (m == 0) return false;
+  mem.clear();
+  p = -start.g;
+  start.dphi = -ordered_dot(start.g, start.g);
+  LineSearch ls2(f, o, evaluations, it);
+  return ls2.run(start, p, 1.0 / std::max(1.0, ordered_norm(start.g)), next);
+}
+
 }  // namespace
 
 LbfgsResult lbfgs_minimize(const Objective& f, const arma::vec& x0, const LbfgsOptions& o) {
@@ -180,10 +245,7 @@ LbfgsResult lbfgs_minimize(const Objective& f, const arma::vec& x0, const LbfgsO
   if (!std::isfinite(cur.phi) || !cur.g.is_finite())
     throw StageError("L-BFGS: the objective or its gradient is non-finite at the starting point");
   if (cur.g.n_elem != x0.n_elem) throw StageError("L-BFGS: the gradient has the wrong length");
-
-  std::deque<arma::vec> s_hist, y_hist;
-  std::deque<double> rho_hist;
-  double newest_sy = 0.0, newest_yy = 0.0;  // s.y and y.y of the newest pair (the initial scaling)
+  PairMemory mem;
   auto finish = [&](LbfgsStatus st) {
     r.x = std::move(cur.x);
     r.value = cur.phi;
@@ -195,55 +257,13 @@ LbfgsResult lbfgs_minimize(const Objective& f, const arma::vec& x0, const LbfgsO
   if (ordered_norm(cur.g) <= o.gradient_tolerance) return finish(LbfgsStatus::kGradientConverged);
 
   for (int it = 1; it <= o.max_iterations; ++it) {
-    // Two-loop recursion (N&W algorithm 7.4): p = -H grad.
-    arma::vec q = cur.g;
-    const std::size_t m = s_hist.size();
-    std::vector<double> alpha(m);
-    for (std::size_t k = m; k-- > 0;) {
-      alpha[k] = rho_hist[k] * ordered_dot(s_hist[k], q);
-      q -= alpha[k] * y_hist[k];
-    }
-    if (m > 0) q *= newest_sy / newest_yy;
-    for (std::size_t k = 0; k < m; ++k) {
-      double b = rho_hist[k] * ordered_dot(y_hist[k], q);
-      q += (alpha[k] - b) * s_hist[k];
-    }
-    arma::vec p = -q;
     LinePoint start = std::move(cur);  // cur again once the line search has ended
-    start.a = 0.0;
-    start.dphi = ordered_dot(start.g, p);
-    double a_init = 1.0;
-    if (m == 0 || !(start.dphi < 0.0)) {  // first step, or lost descent: steepest descent
-      s_hist.clear(), y_hist.clear(), rho_hist.clear();
-      p = -start.g;
-      start.dphi = -ordered_dot(start.g, start.g);
-      a_init = 1.0 / std::max(1.0, ordered_norm(start.g));
-    }
-
-    LineSearch ls(f, o, r.evaluations, it);
     LinePoint next;
-    bool ok = ls.run(start, p, a_init, next);
-    if (!ok && m > 0) {  // retry once along steepest descent with fresh memory
-      s_hist.clear(), y_hist.clear(), rho_hist.clear();
-      p = -start.g;
-      start.dphi = -ordered_dot(start.g, start.g);
-      LineSearch ls2(f, o, r.evaluations, it);
-      ok = ls2.run(start, p, 1.0 / std::max(1.0, ordered_norm(start.g)), next);
-    }
-    if (!ok) {
+    if (!search(f, o, r.evaluations, it, mem, start, next)) {
       cur = std::move(start);
       return finish(LbfgsStatus::kLineSearchFailed);
     }
-
-    arma::vec s = next.x - start.x, y = next.g - start.g;
-    const double sy = ordered_dot(s, y), yy = ordered_dot(y, y);
-    if (sy > std::numeric_limits<double>::epsilon() * yy) {  // keep H positive definite
-      if (static_cast<int>(s_hist.size()) == o.memory) s_hist.pop_front(), y_hist.pop_front(), rho_hist.pop_front();
-      s_hist.push_back(std::move(s));
-      y_hist.push_back(std::move(y));
-      rho_hist.push_back(1.0 / sy);
-      newest_sy = sy, newest_yy = yy;
-    }
+    mem.remember(start, next, o.memory);
     double f_prev = start.phi;
     cur = std::move(next);
     r.iterations = it;

@@ -78,120 +78,161 @@ double lane_dot(const arma::vec& a, const arma::vec& b) {
   return combine(s);
 }
 
-LbfgsResult lean_lbfgs_minimize(const Objective& f, const arma::vec& x0, const LbfgsOptions& o) {
-  if (o.memory < 1) throw StageError("L-BFGS: memory must be at least 1");
-  const arma::uword n = x0.n_elem;
-  const std::size_t m = std::size_t(o.memory);
-  LbfgsResult r;
-  // The correction pairs and the direction in one mapping (Slab), as views
-  // that are never reallocated; the point, the trial point and their
-  // gradients as vectors of their own, so that an accepted trial becomes the
-  // point by a swap and the result takes the point without a copy.
-  Slab slab(1 + 2 * m, n);
-  arma::vec d(slab.at(0), n, false, true);
-  std::vector<arma::vec> S, Y;
-  S.reserve(m);
-  Y.reserve(m);
-  for (std::size_t k = 0; k < m; ++k) {
-    S.emplace_back(slab.at(1 + 2 * k), n, false, true);
-    Y.emplace_back(slab.at(2 + 2 * k), n, false, true);
+namespace {
+
+// The minimiser's state: the correction pairs and the direction in one
+// mapping (Slab), as views that are never reallocated; the point, the trial
+// point and their gradients as vectors of their own, so that an accepted
+// trial becomes the point by a swap and the result takes the point without
+// a copy.
+class LeanLbfgs {
+ public:
+  LeanLbfgs(const Objective& f, const arma::vec& x0, const LbfgsOptions& o)
+      : f_(f), o_(o), n_(x0.n_elem), m_(std::size_t(o.memory)), slab_(1 + 2 * m_, n_), d_(slab_.at(0), n_, false, true),
+        x_(x0), g_(n_), xt_(n_), gt_(n_), rho_(m_), alpha_(m_), newest_(m_ - 1) {
+    S_.reserve(m_);
+    Y_.reserve(m_);
+    for (std::size_t k = 0; k < m_; ++k) {
+      S_.emplace_back(slab_.at(1 + 2 * k), n_, false, true);
+      Y_.emplace_back(slab_.at(2 + 2 * k), n_, false, true);
+    }
   }
-  arma::vec x = x0, g(n), xt(n), gt(n);
-  std::vector<double> rho(m), alpha(m);
-  std::size_t count = 0, newest = m - 1;  // pairs kept; ring slot of the newest
-  double gamma = 1.0;                      // s.y / y.y of the newest pair
 
-  double fx = f(x, g);
-  r.evaluations = 1;
-  if (!std::isfinite(fx) || !finite(g))
+  LbfgsResult run();
+
+ private:
+  LbfgsResult finish(LbfgsStatus st);
+  double direction();
+  bool line_search(int it, double& ft);
+  void remember();
+
+  const Objective& f_;
+  const LbfgsOptions& o_;
+  arma::uword n_;
+  std::size_t m_;
+  Slab slab_;
+  arma::vec d_;
+  std::vector<arma::vec> S_, Y_;
+  arma::vec x_, g_, xt_, gt_;
+  std::vector<double> rho_, alpha_;
+  std::size_t count_ = 0, newest_;  // pairs kept; ring slot of the newest
+  double gamma_ = 1.0;              // s.y / y.y of the newest pair
+  double fx_ = 0.0;
+  LbfgsResult r_;
+};
+
+LbfgsResult LeanLbfgs::finish(LbfgsStatus st) {
+  r_.value = fx_;
+  r_.gradient_norm = std::sqrt(lane_dot(g_, g_));
+  r_.x = std::move(x_);
+  r_.gradient = std::move(g_);
+  r_.status = st;
+  return r_;
+}
+
+// d = -H g by the two-loop recursion (q in d); returns g.d.
+double LeanLbfgs::direction() {
+  d_ = g_;
+  for (std::size_t k = 0; k < count_; ++k) {  // newest to oldest
+    const std::size_t s = (newest_ + m_ - k) % m_;
+    alpha_[s] = rho_[s] * lane_dot(S_[s], d_);
+    d_ -= alpha_[s] * Y_[s];
+  }
+  if (count_ > 0) d_ *= gamma_;
+  for (std::size_t k = count_; k-- > 0;) {  // oldest to newest
+    const std::size_t s = (newest_ + m_ - k) % m_;
+    const double beta = rho_[s] * lane_dot(Y_[s], d_);
+    d_ += (alpha_[s] - beta) * S_[s];
+  }
+  d_ = -d_;
+  return lane_dot(g_, d_);
+}
+
+// Backtracking from a = 1 along d (or, on the first step, lost descent or
+// the retry, along -g with fresh memory) until sufficient decrease; the
+// accepted trial in xt, gt and ft.
+bool LeanLbfgs::line_search(int it, double& ft) {
+  double dphi = direction(), a = 1.0;
+  bool steepest = count_ == 0 || !(dphi < 0.0);
+  const double noise = 1e-10 * std::max(1.0, std::abs(fx_));
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if (steepest) {
+      count_ = 0;
+      d_ = -g_;
+      dphi = -lane_dot(g_, g_);
+      a = 1.0 / std::max(1.0, std::sqrt(-dphi));
+    }
+    bool seen_finite = false;
+    for (int ls = 0; ls < o_.max_line_search; ++ls) {
+      xt_ = x_ + a * d_;
+      ft = f_(xt_, gt_);
+      ++r_.evaluations;
+      if (!std::isfinite(ft) || !finite(gt_)) {
+        a *= 0.1;
+        continue;
+      }
+      seen_finite = true;
+      if (ft <= fx_ + o_.wolfe_c1 * a * dphi ||
+          (ft <= fx_ + noise && lane_dot(gt_, d_) <= (2.0 * o_.wolfe_c1 - 1.0) * dphi))
+        return true;
+      // The quadratic's minimiser (N&W eq. 3.58), within [0.1 a, 0.5 a].
+      const double q = -dphi * a * a / (2.0 * (ft - fx_ - dphi * a));
+      a = std::isfinite(q) ? std::clamp(q, 0.1 * a, 0.5 * a) : 0.5 * a;
+    }
+    if (!seen_finite)
+      throw StageError("L-BFGS: iteration " + std::to_string(it) +
+                       ": the objective is non-finite at every trial point of the line search");
+    if (steepest) return false;
+    steepest = true;
+  }
+  return false;
+}
+
+// The pair (s, y) = (xt - x, gt - g) into the ring where s.y > 0 (H stays
+// positive definite).
+void LeanLbfgs::remember() {
+  const auto [sy, yy] = pair_products(x_, xt_, g_, gt_);
+  if (sy > std::numeric_limits<double>::epsilon() * yy) {
+    newest_ = (newest_ + 1) % m_;
+    S_[newest_] = xt_ - x_;
+    Y_[newest_] = gt_ - g_;
+    rho_[newest_] = 1.0 / sy;
+    gamma_ = sy / yy;
+    count_ = std::min(count_ + 1, m_);
+  }
+}
+
+LbfgsResult LeanLbfgs::run() {
+  fx_ = f_(x_, g_);
+  r_.evaluations = 1;
+  if (!std::isfinite(fx_) || !finite(g_))
     throw StageError("L-BFGS: the objective or its gradient is non-finite at the starting point");
-  if (g.n_elem != n) throw StageError("L-BFGS: the gradient has the wrong length");
-  auto finish = [&](LbfgsStatus st) {
-    r.value = fx;
-    r.gradient_norm = std::sqrt(lane_dot(g, g));
-    r.x = std::move(x);
-    r.gradient = std::move(g);
-    r.status = st;
-    return r;
-  };
-  if (std::sqrt(lane_dot(g, g)) <= o.gradient_tolerance) return finish(LbfgsStatus::kGradientConverged);
-
-  for (int it = 1; it <= o.max_iterations; ++it) {
-    // d = -H g by the two-loop recursion, q in d.
-    d = g;
-    for (std::size_t k = 0; k < count; ++k) {  // newest to oldest
-      const std::size_t s = (newest + m - k) % m;
-      alpha[s] = rho[s] * lane_dot(S[s], d);
-      d -= alpha[s] * Y[s];
-    }
-    if (count > 0) d *= gamma;
-    for (std::size_t k = count; k-- > 0;) {  // oldest to newest
-      const std::size_t s = (newest + m - k) % m;
-      const double beta = rho[s] * lane_dot(Y[s], d);
-      d += (alpha[s] - beta) * S[s];
-    }
-    d = -d;
-    double dphi = lane_dot(g, d), a = 1.0;
-    bool steepest = count == 0 || !(dphi < 0.0);
-    const double noise = 1e-10 * std::max(1.0, std::abs(fx));
-    bool accepted = false;
+  if (g_.n_elem != n_) throw StageError("L-BFGS: the gradient has the wrong length");
+  if (std::sqrt(lane_dot(g_, g_)) <= o_.gradient_tolerance) return finish(LbfgsStatus::kGradientConverged);
+  for (int it = 1; it <= o_.max_iterations; ++it) {
     double ft = 0.0;
-    for (int attempt = 0; attempt < 2 && !accepted; ++attempt) {
-      if (steepest) {  // the first step, lost descent, or the retry: fresh memory
-        count = 0;
-        d = -g;
-        dphi = -lane_dot(g, g);
-        a = 1.0 / std::max(1.0, std::sqrt(-dphi));
-      }
-      bool seen_finite = false;
-      for (int ls = 0; ls < o.max_line_search; ++ls) {
-        xt = x + a * d;
-        ft = f(xt, gt);
-        ++r.evaluations;
-        if (!std::isfinite(ft) || !finite(gt)) {
-          a *= 0.1;
-          continue;
-        }
-        seen_finite = true;
-        if (ft <= fx + o.wolfe_c1 * a * dphi ||
-            (ft <= fx + noise && lane_dot(gt, d) <= (2.0 * o.wolfe_c1 - 1.0) * dphi)) {
-          accepted = true;
-          break;
-        }
-        // The quadratic's minimiser (N&W eq. 3.58), within [0.1 a, 0.5 a].
-        const double q = -dphi * a * a / (2.0 * (ft - fx - dphi * a));
-        a = std::isfinite(q) ? std::clamp(q, 0.1 * a, 0.5 * a) : 0.5 * a;
-      }
-      if (!seen_finite)
-        throw StageError("L-BFGS: iteration " + std::to_string(it) +
-                         ": the objective is non-finite at every trial point of the line search");
-      if (!accepted && steepest) break;
-      steepest = true;
-    }
-    if (!accepted) return finish(LbfgsStatus::kLineSearchFailed);
-
-    const auto [sy, yy] = pair_products(x, xt, g, gt);
-    if (sy > std::numeric_limits<double>::epsilon() * yy) {  // keep H positive definite
-      newest = (newest + 1) % m;
-      S[newest] = xt - x;
-      Y[newest] = gt - g;
-      rho[newest] = 1.0 / sy;
-      gamma = sy / yy;
-      count = std::min(count + 1, m);
-    }
-    const double f_prev = fx;
-    x.swap(xt);
-    g.swap(gt);
-    fx = ft;
-    r.iterations = it;
-    const double gnorm = std::sqrt(lane_dot(g, g));
-    if (o.on_iteration) o.on_iteration(it, fx, gnorm);
-    if (gnorm <= o.gradient_tolerance) return finish(LbfgsStatus::kGradientConverged);
-    if (o.relative_decrease > 0.0 &&
-        f_prev - fx <= o.relative_decrease * std::max({std::abs(fx), std::abs(f_prev), 1.0}))
+    if (!line_search(it, ft)) return finish(LbfgsStatus::kLineSearchFailed);
+    remember();
+    const double f_prev = fx_;
+    x_.swap(xt_);
+    g_.swap(gt_);
+    fx_ = ft;
+    r_.iterations = it;
+    const double gnorm = std::sqrt(lane_dot(g_, g_));
+    if (o_.on_iteration) o_.on_iteration(it, fx_, gnorm);
+    if (gnorm <= o_.gradient_tolerance) return finish(LbfgsStatus::kGradientConverged);
+    if (o_.relative_decrease > 0.0 &&
+        f_prev - fx_ <= o_.relative_decrease * std::max({std::abs(fx_), std::abs(f_prev), 1.0}))
       return finish(LbfgsStatus::kRelativeDecrease);
   }
   return finish(LbfgsStatus::kMaxIterations);
+}
+
+}  // namespace
+
+LbfgsResult lean_lbfgs_minimize(const Objective& f, const arma::vec& x0, const LbfgsOptions& o) {
+  if (o.memory < 1) throw StageError("L-BFGS: memory must be at least 1");
+  return LeanLbfgs(f, x0, o).run();
 }
 
 }  // namespace potts

@@ -88,6 +88,76 @@ double decreasing_crossing(const std::vector<double>& xs, const std::vector<doub
   return xs.back();
 }
 
+namespace {
+
+// grid_distance at every point of the grid, point k on thread k % threads.
+std::vector<double> grid_distances(const std::vector<double>& grid, const std::function<double(double)>& grid_distance,
+                                   int threads) {
+  std::vector<double> h(grid.size());
+  const int n_threads = std::max(1, std::min<int>(threads, int(grid.size())));
+  std::vector<std::thread> pool;
+  std::vector<std::exception_ptr> errors(n_threads);
+  for (int t = 0; t < n_threads; ++t)
+    pool.emplace_back([&, t] {
+      try {
+        for (std::size_t k = t; k < grid.size(); k += n_threads) h[k] = grid_distance(grid[k]);
+      } catch (...) {
+        errors[t] = std::current_exception();
+      }
+    });
+  for (auto& th : pool) th.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  return h;
+}
+
+// The next production beta after a run at `beta` gave distance d: the
+// secant inside the tightest bracket of the runs so far, or the grid's fit
+// shifted by the offset seen at beta and crossed again.
+double next_beta(const CalibrationSettings& s, const std::vector<double>& fit,
+                 const std::vector<CalibrationPoint>& prod, double beta, double d) {
+  const std::vector<double>& grid = s.beta_grid;
+  // The tightest bracket in beta (distance decreases with beta: "above"
+  // means beta too small): the largest beta above the target and the
+  // smallest beta below it.
+  const CalibrationPoint* above = nullptr;
+  const CalibrationPoint* below = nullptr;
+  for (const auto& p : prod) {
+    if (p.hamming > s.target && (!above || p.beta > above->beta)) above = &p;
+    if (p.hamming < s.target && (!below || p.beta < below->beta)) below = &p;
+  }
+  if (above && below && above->beta < below->beta) {
+    // Secant inside the bracket, safeguarded: where the distance jumps
+    // (glassy chains) the secant can creep along one end, so a point
+    // within a tenth of the bracket of either end is replaced by the
+    // midpoint (bisection).
+    const double w = below->beta - above->beta;
+    double next = above->beta + (above->hamming - s.target) / (above->hamming - below->hamming) * w;
+    if (next - above->beta < 0.1 * w || below->beta - next < 0.1 * w) next = above->beta + 0.5 * w;
+    return next;
+  }
+  std::vector<double> shifted = fit;
+  double fit_here = fit.front();
+  for (std::size_t k = 0; k + 1 < grid.size(); ++k)
+    if (beta >= grid[k] && beta <= grid[k + 1])
+      fit_here = fit[k] + (beta - grid[k]) / (grid[k + 1] - grid[k]) * (fit[k + 1] - fit[k]);
+  const double offset = d - fit_here;
+  for (double& v : shifted) v += offset;
+  const double next = decreasing_crossing(grid, shifted, s.target);
+  return std::isnan(next) ? (d > s.target ? grid.back() : grid.front()) : next;
+}
+
+[[noreturn]] void calibration_failed(const CalibrationSettings& s, const std::vector<CalibrationPoint>& prod) {
+  std::ostringstream msg;
+  msg << "beta calibration failed: no production run reached the target distance " << s.target << " within "
+      << s.tolerance << " (calibration.tolerance); runs (beta: training-set distance):";
+  for (const auto& p : prod) msg << " " << p.beta << ": " << p.hamming << ";";
+  msg << " widen calibration.max_production_runs or refine calibration.beta_grid";
+  throw StageError(msg.str());
+}
+
+}  // namespace
+
 CalibrationResult calibrate_beta(const CalibrationSettings& s, const std::function<double(double)>& grid_distance,
                                  const ProductionRun& production, int threads) {
   const std::vector<double>& grid = s.beta_grid;
@@ -95,24 +165,8 @@ CalibrationResult calibrate_beta(const CalibrationSettings& s, const std::functi
   for (std::size_t k = 0; k + 1 < grid.size(); ++k)
     if (!(grid[k] < grid[k + 1])) throw StageError("calibration.beta_grid: values must increase strictly");
 
-  // 1. Grid at reduced length; point k on thread k % threads.
-  std::vector<double> h(grid.size());
-  {
-    const int n_threads = std::max(1, std::min<int>(threads, int(grid.size())));
-    std::vector<std::thread> pool;
-    std::vector<std::exception_ptr> errors(n_threads);
-    for (int t = 0; t < n_threads; ++t)
-      pool.emplace_back([&, t] {
-        try {
-          for (std::size_t k = t; k < grid.size(); k += n_threads) h[k] = grid_distance(grid[k]);
-        } catch (...) {
-          errors[t] = std::current_exception();
-        }
-      });
-    for (auto& th : pool) th.join();
-    for (auto& e : errors)
-      if (e) std::rethrow_exception(e);
-  }
+  // 1. Grid at reduced length, and its monotone fit crossed at the target.
+  const std::vector<double> h = grid_distances(grid, grid_distance, threads);
   const std::vector<double> fit = isotonic_decreasing(h);
   CalibrationResult result;
   for (std::size_t k = 0; k < grid.size(); ++k) {
@@ -129,7 +183,7 @@ CalibrationResult calibrate_beta(const CalibrationSettings& s, const std::functi
     throw StageError(msg.str());
   }
 
-  // 2. Production runs.
+  // 2. Production runs until one is within the tolerance.
   std::vector<CalibrationPoint> prod;
   for (int run = 0; run < s.max_production_runs; ++run) {
     const double d = production(beta);
@@ -142,47 +196,13 @@ CalibrationResult calibrate_beta(const CalibrationSettings& s, const std::functi
       result.hamming = d;
       return result;
     }
-    // The tightest bracket in beta (distance decreases with beta: "above"
-    // means beta too small): the largest beta above the target and the
-    // smallest beta below it.
-    const CalibrationPoint* above = nullptr;
-    const CalibrationPoint* below = nullptr;
-    for (const auto& p : prod) {
-      if (p.hamming > s.target && (!above || p.beta > above->beta)) above = &p;
-      if (p.hamming < s.target && (!below || p.beta < below->beta)) below = &p;
-    }
-    double next;
-    if (above && below && above->beta < below->beta) {
-      // Secant inside the bracket, safeguarded: where the distance jumps
-      // (glassy chains) the secant can creep along one end, so a point
-      // within a tenth of the bracket of either end is replaced by the
-      // midpoint (bisection).
-      const double w = below->beta - above->beta;
-      next = above->beta + (above->hamming - s.target) / (above->hamming - below->hamming) * w;
-      if (next - above->beta < 0.1 * w || below->beta - next < 0.1 * w) next = above->beta + 0.5 * w;
-    } else {
-      // Shift the grid fit by the offset seen at this beta, then cross again.
-      std::vector<double> shifted = fit;
-      double fit_here = fit.front();
-      for (std::size_t k = 0; k + 1 < grid.size(); ++k)
-        if (beta >= grid[k] && beta <= grid[k + 1])
-          fit_here = fit[k] + (beta - grid[k]) / (grid[k + 1] - grid[k]) * (fit[k + 1] - fit[k]);
-      const double offset = d - fit_here;
-      for (double& v : shifted) v += offset;
-      next = decreasing_crossing(grid, shifted, s.target);
-      if (std::isnan(next)) next = d > s.target ? grid.back() : grid.front();
-    }
+    const double next = next_beta(s, fit, prod, beta, d);
     bool tried = false;
     for (const auto& p : prod) tried = tried || std::fabs(p.beta - next) <= 1e-12 * std::fabs(next);
     if (tried) break;
     beta = next;
   }
-  std::ostringstream msg;
-  msg << "beta calibration failed: no production run reached the target distance " << s.target << " within "
-      << s.tolerance << " (calibration.tolerance); runs (beta: training-set distance):";
-  for (const auto& p : prod) msg << " " << p.beta << ": " << p.hamming << ";";
-  msg << " widen calibration.max_production_runs or refine calibration.beta_grid";
-  throw StageError(msg.str());
+  calibration_failed(s, prod);
 }
 
 }  // namespace potts

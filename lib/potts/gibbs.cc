@@ -121,17 +121,16 @@ POTTS_INLINE void apply_change(KernelState& st, arma::uword j, int b, int c) {
 // The reference is the field of the current colour b, ref_i = F(i, b), so
 // that W(i, b) = 1 exactly (and Z >= 1); should any F(i, a) - ref_i exceed
 // 600 the row's max is used instead (no weight above 1).
-template <int NV, bool kBounded>
-POTTS_INLINE double dense_row(KernelState& st, arma::uword i) {
+// Row i's fields brought up to date (in f, and for NV > 0 also in the
+// registers fr); returns ref_i = F(i, b).
+template <int NV>
+POTTS_INLINE double dense_fields(KernelState& st, arma::uword i, double* f, v4d* fr) {
   constexpr int NR = NV ? NV : 1;
   const arma::uword L = st.L, Cp = NV ? 4 * NV : st.Cp, nv = NV ? NV : Cp / 4;
   const int b = st.s[i];
-  double* f = st.F + i * Cp;
-  double* w = st.W + i * Cp;
   const std::uint64_t pending = st.nlog - st.synced[i];
   st.synced[i] = st.nlog;
   double ref;
-  v4d fr[NR];
   if (pending > st.R) {
     const double inf = std::numeric_limits<double>::infinity();
     for (arma::uword a = 0; a < Cp; ++a) f[a] = a < st.C ? 0.0 : -inf;
@@ -167,30 +166,43 @@ POTTS_INLINE double dense_row(KernelState& st, arma::uword i) {
     }
     ref = f[b];
   }
+  return ref;
+}
+
+// The reference: ref, unless some F(i, a) - ref exceeds 600 (a weight above
+// e^600), then the row's max.
+template <int NV, bool kBounded>
+POTTS_INLINE double dense_reference(const KernelState& st, const double* f, const v4d* fr, double ref) {
+  constexpr int NR = NV ? NV : 1;
+  const arma::uword nv = NV ? NV : st.Cp / 4;
+  if (kBounded) return ref;  // |F(i, a) - F(i, b)| <= bound < 600 (see KernelState::bounded)
   const v4d big = {600.0, 600.0, 600.0, 600.0};
-  v4d refv = {ref, ref, ref, ref};
+  const v4d refv = {ref, ref, ref, ref};
   v4i over = {0, 0, 0, 0};
-  if (kBounded) {
-    // |F(i, a) - F(i, b)| <= bound < 600 (see KernelState::bounded).
-  } else if (NV) {
+  if (NV) {
 #pragma GCC unroll 8
     for (int k = 0; k < NR; ++k) over |= (v4i)(fr[k] - refv > big);
   } else {
     for (arma::uword k = 0; k < nv; ++k) over |= (v4i)(load4(f + 4 * k) - refv > big);
   }
-  if (!kBounded && ((over[0] | over[1]) | (over[2] | over[3]))) {
-    // A weight would exceed e^600: the row's max as the reference.
-    v4d m = load4(f);
-    for (arma::uword k = 1; k < nv; ++k) {
-      const v4d v = load4(f + 4 * k);
-      m = select(v > m, v, m);
-    }
-    ref = m[0];
-    for (int q = 1; q < 4; ++q) ref = m[q] > ref ? m[q] : ref;
-    refv = v4d{ref, ref, ref, ref};
+  if (!((over[0] | over[1]) | (over[2] | over[3]))) return ref;
+  v4d m = load4(f);
+  for (arma::uword k = 1; k < nv; ++k) {
+    const v4d v = load4(f + 4 * k);
+    m = select(v > m, v, m);
   }
-  st.ref[i] = ref;
-  // Z = sum of the 4-vectors in order, then (z0 + z1) + (z2 + z3).
+  ref = m[0];
+  for (int q = 1; q < 4; ++q) ref = m[q] > ref ? m[q] : ref;
+  return ref;
+}
+
+// W(i, a) = exp(F(i, a) - ref) into w; Z = the sum of the 4-vectors in
+// order, then (z0 + z1) + (z2 + z3).
+template <int NV, bool kBounded>
+POTTS_INLINE double dense_weights(const KernelState& st, const double* f, const v4d* fr, double ref, double* w) {
+  constexpr int NR = NV ? NV : 1;
+  const arma::uword nv = NV ? NV : st.Cp / 4;
+  const v4d refv = {ref, ref, ref, ref};
   v4d acc;
   if (NV) {
     acc = exp4<!kBounded>(fr[0] - refv);
@@ -210,7 +222,18 @@ POTTS_INLINE double dense_row(KernelState& st, arma::uword i) {
       acc += x;
     }
   }
-  const double Z = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+  return (acc[0] + acc[1]) + (acc[2] + acc[3]);
+}
+
+template <int NV, bool kBounded>
+POTTS_INLINE double dense_row(KernelState& st, arma::uword i) {
+  constexpr int NR = NV ? NV : 1;
+  const arma::uword Cp = NV ? 4 * NV : st.Cp;
+  double* f = st.F + i * Cp;
+  v4d fr[NR];
+  const double ref = dense_reference<NV, kBounded>(st, f, fr, dense_fields<NV>(st, i, f, fr));
+  st.ref[i] = ref;
+  const double Z = dense_weights<NV, kBounded>(st, f, fr, ref, st.W + i * Cp);
   st.Z[i] = Z;
   return Z;  // to the draw in a register, not through memory
 }

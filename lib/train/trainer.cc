@@ -62,63 +62,47 @@ static void check_finite(double x, const char* what, int epoch) {
                      " at epoch " + std::to_string(epoch) + "; no result is written (lower lr0?)");
 }
 
-TrainResult train_mlm(nn::MlmModel& model, const nn::SequenceSet& train, const nn::SequenceSet& test,
-                      const PottsModel& truth, const TrainOptions& o, std::uint64_t seed,
-                      const std::function<void(const EpochRecord&)>& on_epoch) {
-  check_options(model, o);
-  if (train.L != truth.L() || test.L != truth.L())
-    throw StageError("training: sequence length differs from the Potts model's L");
-  TrainResult result;
-  const double optimal_test_loss = potts::train::optimal_test_loss(truth, test);
-  const bool all = o.masking == "all_positions";
-  const arma::uword M = train.M, L = train.L;
+namespace {
 
-  auto record = [&](int epoch, double train_loss, double lr) {
-    check_finite(train_loss, "training loss", epoch);
-    nn::Evaluation e = model.evaluate(test);
-    check_finite(e.test_loss, "test loss", epoch);
-    EpochRecord r;
-    r.epoch = epoch;
-    r.train_loss = train_loss;
-    r.test_loss = e.test_loss;
-    r.optimal_test_loss = optimal_test_loss;
-    r.reconstruction_error = reconstruction_error(truth.couplings_J, e.attention_map);
-    r.lr = lr;
-    result.curve.push_back(r);
-    result.final = std::move(e);
-    if (on_epoch) on_epoch(r);
-  };
+using Record = std::function<void(int epoch, double train_loss, double lr)>;
 
-  if (o.optimiser == "lbfgs") {
-    const double norm = o.loss_normalisation == "mean" ? double(M * L) : double(M);
-    nn::FullBatchObjective objective(model, train, norm, o.l2);
-    Objective f = [&](const arma::vec& x, arma::vec& grad) { return objective(x, &grad); };
-    arma::vec x = nn::pack_parameters(model);
-    LbfgsOptions lo;
-    lo.max_iterations = o.lbfgs_iterations_per_epoch;
-    lo.gradient_tolerance = 1e-9;
-    for (int epoch = 1; epoch <= o.epochs; ++epoch) {
-      LbfgsResult r;
-      try {
-        r = lbfgs_minimize(f, x, lo);
-      } catch (const StageError& e) {
-        throw StageError("training diverged in L-BFGS round (epoch) " + std::to_string(epoch) + ": " + e.what() +
-                         "; no result is written");
-      }
-      x = r.x;
-      nn::unpack_parameters(model, x);
-      arma::vec g;
-      f(x, g);  // training loss at the accepted point
-      if (epoch % o.eval_every == 0 || epoch == o.epochs) record(epoch, objective.mean_loss(), 0.0);
-      if (r.status == LbfgsStatus::kGradientConverged || r.status == LbfgsStatus::kLineSearchFailed) {
-        if (epoch % o.eval_every != 0 && epoch != o.epochs) record(epoch, objective.mean_loss(), 0.0);
-        break;  // converged (or at the floating-point floor): further rounds change nothing
-      }
+// Full-batch L-BFGS, o.lbfgs_iterations_per_epoch iterations per epoch,
+// until converged (or at the floating-point floor).
+void train_lbfgs(nn::MlmModel& model, const nn::SequenceSet& train, const TrainOptions& o, const Record& record) {
+  const double norm = o.loss_normalisation == "mean" ? double(train.M * train.L) : double(train.M);
+  nn::FullBatchObjective objective(model, train, norm, o.l2);
+  Objective f = [&](const arma::vec& x, arma::vec& grad) { return objective(x, &grad); };
+  arma::vec x = nn::pack_parameters(model);
+  LbfgsOptions lo;
+  lo.max_iterations = o.lbfgs_iterations_per_epoch;
+  lo.gradient_tolerance = 1e-9;
+  for (int epoch = 1; epoch <= o.epochs; ++epoch) {
+    LbfgsResult r;
+    try {
+      r = lbfgs_minimize(f, x, lo);
+    } catch (const StageError& e) {
+      throw StageError("training diverged in L-BFGS round (epoch) " + std::to_string(epoch) + ": " + e.what() +
+                       "; no result is written");
     }
-    return result;
+    x = r.x;
+    nn::unpack_parameters(model, x);
+    arma::vec g;
+    f(x, g);  // training loss at the accepted point
+    if (epoch % o.eval_every == 0 || epoch == o.epochs) record(epoch, objective.mean_loss(), 0.0);
+    if (r.status == LbfgsStatus::kGradientConverged || r.status == LbfgsStatus::kLineSearchFailed) {
+      if (epoch % o.eval_every != 0 && epoch != o.epochs) record(epoch, objective.mean_loss(), 0.0);
+      break;  // further rounds change nothing
+    }
   }
+}
 
-  // Stochastic gradient descent with cosine-annealed learning rate.
+// Stochastic gradient descent with cosine-annealed learning rate: each
+// epoch a seeded shuffle into batches, and (unless every position is
+// predicted) one seeded masked position per sequence.
+void train_sgd(nn::MlmModel& model, const nn::SequenceSet& train, const TrainOptions& o, std::uint64_t seed,
+               const Record& record) {
+  const arma::uword M = train.M, L = train.L;
+  const bool all = o.masking == "all_positions";
   Rng order_rng(seed, streams::kBatches), mask_rng(seed, streams::kMasks);
   std::vector<arma::uword> order(M);
   std::iota(order.begin(), order.end(), arma::uword(0));
@@ -155,6 +139,37 @@ TrainResult train_mlm(nn::MlmModel& model, const nn::SequenceSet& train, const n
     if (!std::isfinite(loss_sum)) check_finite(loss_sum, "training loss", epoch);
     if (epoch % o.eval_every == 0 || epoch == o.epochs) record(epoch, loss_sum / predictions, epoch_lr);
   }
+}
+
+}  // namespace
+
+TrainResult train_mlm(nn::MlmModel& model, const nn::SequenceSet& train, const nn::SequenceSet& test,
+                      const PottsModel& truth, const TrainOptions& o, std::uint64_t seed,
+                      const std::function<void(const EpochRecord&)>& on_epoch) {
+  check_options(model, o);
+  if (train.L != truth.L() || test.L != truth.L())
+    throw StageError("training: sequence length differs from the Potts model's L");
+  TrainResult result;
+  const double optimal_test_loss = potts::train::optimal_test_loss(truth, test);
+  const Record record = [&](int epoch, double train_loss, double lr) {
+    check_finite(train_loss, "training loss", epoch);
+    nn::Evaluation e = model.evaluate(test);
+    check_finite(e.test_loss, "test loss", epoch);
+    EpochRecord r;
+    r.epoch = epoch;
+    r.train_loss = train_loss;
+    r.test_loss = e.test_loss;
+    r.optimal_test_loss = optimal_test_loss;
+    r.reconstruction_error = reconstruction_error(truth.couplings_J, e.attention_map);
+    r.lr = lr;
+    result.curve.push_back(r);
+    result.final = std::move(e);
+    if (on_epoch) on_epoch(r);
+  };
+  if (o.optimiser == "lbfgs")
+    train_lbfgs(model, train, o, record);
+  else
+    train_sgd(model, train, o, seed, record);
   return result;
 }
 
