@@ -1,6 +1,7 @@
 #include "lib/nn/factored_attention.h"
 
 #include "lib/core/rng.h"
+#include "lib/nn/all_positions.h"
 
 namespace potts {
 namespace nn {
@@ -67,18 +68,7 @@ double FactoredAttention::run(Pass<T>& p, const Mat<T>& A_, const Mat<T>& V_, Ma
 
 Evaluation FactoredAttention::evaluate(const SequenceSet& test) {
   Evaluation e;
-  double total = 0.0;
-  const arma::uword chunk = 100;
-  for (arma::uword m0 = 0; m0 < test.M; m0 += chunk) {
-    Batch b;
-    b.data = &test;
-    for (arma::uword m = m0; m < std::min(test.M, m0 + chunk); ++m) {
-      b.rows.push_back(m);
-      b.masked.push_back(kAllPositions);
-    }
-    total += forward_backward(b, false);
-  }
-  e.test_loss = total / double(test.M * L_);
+  e.test_loss = all_positions_test_loss(*this, test);
   e.attention_map = A;
   e.attention_map.diag().zeros();
   return e;

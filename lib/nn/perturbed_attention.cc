@@ -7,10 +7,12 @@
 // and Z = V H for the batch.
 #include "lib/nn/perturbed_attention.h"
 
+
 #include <algorithm>
 
 #include "lib/core/error.h"
 #include "lib/core/rng.h"
+#include "lib/nn/all_positions.h"
 
 namespace potts {
 namespace nn {
@@ -135,18 +137,7 @@ double PerturbedAttention::forward_backward(const Batch& batch, bool want_grad) 
 
 Evaluation PerturbedAttention::evaluate(const SequenceSet& test) {
   Evaluation e;
-  double total = 0.0;
-  const arma::uword chunk = 100;  // fixed chunks: the sum's order never changes
-  for (arma::uword m0 = 0; m0 < test.M; m0 += chunk) {
-    Batch b;
-    b.data = &test;
-    for (arma::uword m = m0; m < std::min(test.M, m0 + chunk); ++m) {
-      b.rows.push_back(m);
-      b.masked.push_back(kAllPositions);
-    }
-    total += forward_backward(b, false);
-  }
-  e.test_loss = total / double(test.M * L_);
+  e.test_loss = all_positions_test_loss(*this, test);
   e.attention_map = W;
   e.attention_map.diag().zeros();
   return e;
