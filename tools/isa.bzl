@@ -28,7 +28,9 @@ def isa_cloned_library(name, tests = [], **kwargs):
     "args", "pinned_args" (the pinned runs' arguments, by default "args"),
     "copts", "data", "size": a cc_test against `name`, and <test name>_<level>
     against each pinned build (compiled with the same define, so that it can
-    skip where the CPU lacks the level: isa_pin_runs_here()).
+    skip where the CPU lacks the level: isa_pin_runs_here()), tagged
+    "pinned" (the bits of a clone are the compiler's, not the sanitizers'
+    business: .ci/run's sanitizer tier leaves them out).
     """
     cc_library(name = name, **kwargs)
     pinned = dict(kwargs)
@@ -42,8 +44,9 @@ def isa_cloned_library(name, tests = [], **kwargs):
             **{k: v for k, v in pinned.items() if k != "local_defines"}
         )
     for t in tests:
-        for suffix, lib, defines, args in [("", name, [], t.get("args", []))] + [
-            ("_" + level, "%s_%s" % (name, level), ["POTTS_ISA_PIN=%d" % pin], t.get("pinned_args", t.get("args", [])))
+        for suffix, lib, defines, args, tags in [("", name, [], t.get("args", []), [])] + [
+            ("_" + level, "%s_%s" % (name, level), ["POTTS_ISA_PIN=%d" % pin], t.get("pinned_args", t.get("args", [])),
+             ["pinned"])
             for level, pin in PINNED_LEVELS.items()
         ]:
             cc_test(
@@ -54,6 +57,7 @@ def isa_cloned_library(name, tests = [], **kwargs):
                 copts = t.get("copts", []),
                 data = t.get("data", []),
                 local_defines = defines,
+                tags = tags,
                 deps = [":" + lib] + t["deps"],
             )
 

@@ -14,7 +14,7 @@
 // ifunc resolution), so pin_numeric_environment() re-executes the program
 // once with them set. The project's own kernels need no pin: they are
 // compiled without FMA contraction and their AVX2 clones give the same bits
-// as the baseline ones (//lib/nn:same_bits_test, //lib/potts:gibbs_test).
+// as the baseline ones (//lib/nn:layer_bits_test and //lib/potts:gibbs_test at every level).
 #pragma once
 #include <string>
 

@@ -20,7 +20,7 @@
 // same order; only the rounding differs.
 //
 // Tested by //lib/nn:nn_test (finite differences), //lib/linalg:gemm_test (bit for bit),
-//  //lib/nn:same_bits_test (clones).
+//  //lib/nn:layer_bits_test (every level's clones against the committed bits).
 #pragma once
 #include <cmath>
 #include <vector>

@@ -5,7 +5,7 @@
 //    upper bound), run into an empty directory: the error names the epoch
 //    and the directory stays empty (no output, no temporary, no record);
 //  * L-BFGS (the trainer's full-batch optimiser, and the factored fits of
-//    lib/estimators): its line search shortens any step that gives a non-finite
+//    lib/factored): its line search shortens any step that gives a non-finite
 //    value, so no configuration makes it diverge from a finite start; a NaN
 //    start (a parameter set to NaN) must name the L-BFGS round, and the
 //    starting point.
