@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The effect of the float products on factored attention trained as the
-# observation trains it (the attention stage, cm_attn_h256.json): the same
+# observation trains it (the attention stage, attention/attn_h256.json): the same
 # fit (seed, batches, start) with the products of eq. P1 in double and in
 # float, one after the other on one core, on all of Ras's sequences. Reports
 # each fit's CPU time, training loss and top-L, L/2, L/5 precision (scored
@@ -30,7 +30,7 @@ runfiles="${RUNFILES_DIR:-$0.runfiles}/potts_attention"
 stage="$runfiles/stages/proteins/attention"
 tool="$runfiles/bench/proteins/family_tool"
 family="$runfiles/stages/proteins/paper_pf00071"
-config="$runfiles/stages/proteins/configs/cm_attn_h256.json"
+config="$runfiles/stages/proteins/configs/attention/attn_h256.json"
 for f in "$stage" "$tool" "$family/train.h5" "$config"; do [[ -e $f ]] || die "$f: missing from the runfiles"; done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

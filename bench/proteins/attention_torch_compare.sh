@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The observation's main attention fit (cm_attn_h256.json: Ras, all 999
+# The observation's main attention fit (attention/attn_h256.json: Ras, all 999
 # sequences, H = 256 x 32, batches of 128, AdamW) against PyTorch, one thread
 # each, pinned to one core, interleaved over ROUNDS rounds, at each
 # instruction-set level in turn:
@@ -47,7 +47,7 @@ fi
 
 runfiles="${RUNFILES_DIR:-$0.runfiles}/potts_attention"
 family="$runfiles/stages/proteins/paper_pf00071"
-config="$runfiles/stages/proteins/configs/cm_attn_h256.json"
+config="$runfiles/stages/proteins/configs/attention/attn_h256.json"
 bench="$runfiles/bench/proteins"
 for f in "$family/train.h5" "$config" "$bench/attention_torch_inputs" "$bench/attention_torch.py"; do
   [[ -e $f ]] || die "$f: missing from the runfiles"
