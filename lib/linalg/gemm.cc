@@ -307,7 +307,7 @@ constexpr int tile_columns(int h) {
 // A function of its own (and clones of its own): one register allocation per
 // tile shape.
 template <class T, int h>
-POTTS_ISA_CLONED static void gemm_panel(const GemmOperands<T>& g, bool ta, const T* A,
+POTTS_ISA_CLONED_AVX2 static void gemm_panel(const GemmOperands<T>& g, bool ta, const T* A,
                                                                  arma::uword lda, arma::uword n, arma::uword i0,
                                                                  arma::uword mr, arma::uword p0, arma::uword kk,
                                                                  std::vector<T>& panel, T* part, bool first,

@@ -8,6 +8,8 @@
 #include <type_traits>
 #include <vector>
 
+#include <immintrin.h>
+
 #include "lib/core/isa.h"
 
 namespace potts {
@@ -45,32 +47,64 @@ static inline __attribute__((always_inline)) typename Lanes4<T>::type splat_lane
 
 bool factored_attention_fused_supports(arma::uword C) { return C >= 4 && C <= 32 && C % 4 == 0; }
 
-// a * b + c lane by lane, rounded once (IEEE fma): compiled for a level with
-// FMA (the AVX2 and AVX-512 clones, target "...,fma") one FMA instruction,
-// on baseline x86-64 glibc's correctly rounded fma(). The same bits.
-template <class V>
-static inline __attribute__((always_inline)) V madd_lanes(V a, V b, V c) {
-  V r;
+// Multiply-add of the fused kernel, a * b + c rounded once (IEEE fma): the FMA
+// instruction on CPUs with AVX2 and FMA, glibc's fma() lane by lane
+// elsewhere (correctly rounded in software where the CPU has no FMA). Both
+// give the same bits, so the fused kernel does not depend on the CPU.
+template <class T>
+static inline __attribute__((always_inline)) typename Lanes4<T>::type madd_lanes(typename Lanes4<T>::type a,
+                                                                                 typename Lanes4<T>::type b,
+                                                                                 typename Lanes4<T>::type c) {
+  typename Lanes4<T>::type r;
   for (int l = 0; l < 4; ++l) r[l] = std::fma(a[l], b[l], c[l]);
   return r;
 }
-
-#include "lib/nn/factored_fused.inc"
-
-// One kernel per level and vector count (lib/core/isa.h), with FMA.
-#define POTTS_FUSED_CLONE(level, suffix, attrs)                                                                 \
-  template <class T, int NV>                                                                                    \
-  attrs double fused_##suffix(const int* s, const int* t, arma::uword B, const T* A, const T* V, arma::uword L, \
-                              T* dA, T* dV) {                                                                   \
-    return fused_kernel<T, NV>(s, t, B, A, V, L, dA, dV);                                                       \
+struct SoftwareFma {
+  template <class V>
+  static inline __attribute__((always_inline)) V madd(V a, V b, V c) {
+    typedef std::remove_reference_t<decltype(a[0])> T;
+    return madd_lanes<T>(a, b, c);
   }
-POTTS_ISA_CLONES_WITH(POTTS_FUSED_CLONE, ",fma")
-#undef POTTS_FUSED_CLONE
+};
+struct HardwareFma {
+  static inline __attribute__((always_inline, target("avx2,fma"))) Lanes4<double>::type madd(
+      Lanes4<double>::type a, Lanes4<double>::type b, Lanes4<double>::type c) {
+    return (Lanes4<double>::type)_mm256_fmadd_pd((__m256d)a, (__m256d)b, (__m256d)c);
+  }
+  static inline __attribute__((always_inline, target("avx2,fma"))) Lanes4<float>::type madd(
+      Lanes4<float>::type a, Lanes4<float>::type b, Lanes4<float>::type c) {
+    return (Lanes4<float>::type)_mm_fmadd_ps((__m128)a, (__m128)b, (__m128)c);
+  }
+};
+
+// The kernel, once per multiply-add (lib/nn/factored_fused.inc).
+#define POTTS_FUSED_FN(x) factored_fused_fma_##x
+#define POTTS_FUSED_ATTR __attribute__((noinline, target("avx2,fma")))
+#define POTTS_FUSED_INLINE inline __attribute__((always_inline, target("avx2,fma")))
+#define POTTS_FUSED_MADD HardwareFma::madd
+#include "lib/nn/factored_fused.inc"
+#undef POTTS_FUSED_FN
+#undef POTTS_FUSED_ATTR
+#undef POTTS_FUSED_INLINE
+#undef POTTS_FUSED_MADD
+#define POTTS_FUSED_FN(x) factored_fused_baseline_##x
+#define POTTS_FUSED_ATTR __attribute__((noinline))
+#define POTTS_FUSED_INLINE inline __attribute__((always_inline))
+#define POTTS_FUSED_MADD SoftwareFma::madd
+#include "lib/nn/factored_fused.inc"
+#undef POTTS_FUSED_FN
+#undef POTTS_FUSED_ATTR
+#undef POTTS_FUSED_INLINE
+#undef POTTS_FUSED_MADD
 
 template <class T, int NV>
 static double factored_fused_impl(const int* s, const int* t, arma::uword B, const T* A, const T* V, arma::uword L,
                                   T* dA, T* dV) {
-  return isa_pick(fused_avx512<T, NV>, fused_avx2<T, NV>, fused_baseline<T, NV>)(s, t, B, A, V, L, dA, dV);
+  // The FMA instruction on AVX2 and AVX-512 (whose every CPU has FMA, as
+  // lib/core/isa.h counts them); the AVX2 compilation serves both, the
+  // kernel's vectors being 4 lanes wide.
+  if (isa_level() >= IsaLevel::kAvx2) return factored_fused_fma_kernel<T, NV>(s, t, B, A, V, L, dA, dV);
+  return factored_fused_baseline_kernel<T, NV>(s, t, B, A, V, L, dA, dV);
 }
 
 template <class T>

@@ -26,7 +26,7 @@ void linear_forward(Mat<T>& Y, const Mat<T>& X, const Mat<T>& W, const Mat<T>& b
 }
 
 template <class T>
-POTTS_ISA_CLONED void linear_backward(Mat<T>* dX, Mat<T>& dW, Mat<T>& db, const Mat<T>& dY, const Mat<T>& X,
+POTTS_ISA_CLONED_AVX2 void linear_backward(Mat<T>* dX, Mat<T>& dW, Mat<T>& db, const Mat<T>& dY, const Mat<T>& X,
                                      const Mat<T>& W) {
   // in the forward pass this was: Y = W X + b 1^T, so now we have:
   // dL/dW += dY X^T
@@ -46,7 +46,7 @@ POTTS_ISA_CLONED void linear_backward(Mat<T>* dX, Mat<T>& dW, Mat<T>& db, const 
 
 // ---------------------------------------------------------------------------
 template <class T>
-POTTS_ISA_CLONED void relu_forward(Mat<T>& Y, const Mat<T>& X) {
+POTTS_ISA_CLONED_AVX2 void relu_forward(Mat<T>& Y, const Mat<T>& X) {
   Y.set_size(X.n_rows, X.n_cols);
   const T* x = X.memptr();
   T* y = Y.memptr();
@@ -54,7 +54,7 @@ POTTS_ISA_CLONED void relu_forward(Mat<T>& Y, const Mat<T>& X) {
 }
 
 template <class T>
-POTTS_ISA_CLONED void relu_backward(Mat<T>& dX, const Mat<T>& dY, const Mat<T>& Y, Grad mode) {
+POTTS_ISA_CLONED_AVX2 void relu_backward(Mat<T>& dX, const Mat<T>& dY, const Mat<T>& Y, Grad mode) {
   // forward: y = max(0, x), so dx += dy [y > 0]
   if (mode == Grad::kOverwrite) dX.set_size(Y.n_rows, Y.n_cols);
   const T* dy = dY.memptr();
@@ -79,7 +79,7 @@ POTTS_ISA_CLONED void relu_backward(Mat<T>& dX, const Mat<T>& dY, const Mat<T>& 
 // overlaps the (sequential, latency-bound) sums of successive columns; kD = 0
 // is the general case. Same operations in the same order either way.
 template <class T, arma::uword kD>
-POTTS_ISA_CLONED static void layernorm_forward_impl(Mat<T>& Y, LayerNormCacheT<T>& cache, const Mat<T>& X,
+POTTS_ISA_CLONED_AVX2 static void layernorm_forward_impl(Mat<T>& Y, LayerNormCacheT<T>& cache, const Mat<T>& X,
                                                    const Mat<T>& gamma, const Mat<T>& beta, double eps) {
   const arma::uword d = kD ? kD : X.n_rows, n = X.n_cols;
   Y.set_size(d, n);
@@ -108,7 +108,7 @@ POTTS_ISA_CLONED static void layernorm_forward_impl(Mat<T>& Y, LayerNormCacheT<T
 }
 
 template <class T, arma::uword kD>
-POTTS_ISA_CLONED static void layernorm_backward_impl(Mat<T>& dX, Mat<T>& dgamma, Mat<T>& dbeta, const Mat<T>& dY,
+POTTS_ISA_CLONED_AVX2 static void layernorm_backward_impl(Mat<T>& dX, Mat<T>& dgamma, Mat<T>& dbeta, const Mat<T>& dY,
                                                     const LayerNormCacheT<T>& cache, const Mat<T>& gamma,
                                                     bool overwrite) {
   // forward: y = gamma xhat + beta, xhat = (x - mean) rstd, so now we have
@@ -162,7 +162,7 @@ void layernorm_backward(Mat<T>& dX, Mat<T>& dgamma, Mat<T>& dbeta, const Mat<T>&
 
 // ---------------------------------------------------------------------------
 template <class T>
-POTTS_ISA_CLONED void embedding_forward(Mat<T>& X, const std::vector<int>& tokens, const Mat<T>& W_emb,
+POTTS_ISA_CLONED_AVX2 void embedding_forward(Mat<T>& X, const std::vector<int>& tokens, const Mat<T>& W_emb,
                                        const Mat<T>& b_emb, const Mat<T>& PE, arma::uword L) {
   const arma::uword d = W_emb.n_rows, n = tokens.size();
   X.set_size(d, n);
@@ -176,7 +176,7 @@ POTTS_ISA_CLONED void embedding_forward(Mat<T>& X, const std::vector<int>& token
 }
 
 template <class T>
-POTTS_ISA_CLONED void embedding_backward(Mat<T>& dW_emb, Mat<T>& db_emb, const Mat<T>& dX,
+POTTS_ISA_CLONED_AVX2 void embedding_backward(Mat<T>& dW_emb, Mat<T>& db_emb, const Mat<T>& dX,
                                         const std::vector<int>& tokens) {
   // forward: x_t = W_emb onehot(token_t) + b_emb + pe, so dW_emb[:, token_t] += dx_t, db_emb += dx_t
   const arma::uword d = dX.n_rows;
@@ -210,7 +210,7 @@ void gather_forward(Mat<T>& Xq, const Mat<T>& X, const std::vector<arma::uword>&
 }
 
 template <class T>
-POTTS_ISA_CLONED void gather_backward(Mat<T>& dX, const Mat<T>& dXq, const std::vector<arma::uword>& cols) {
+POTTS_ISA_CLONED_AVX2 void gather_backward(Mat<T>& dX, const Mat<T>& dXq, const std::vector<arma::uword>& cols) {
   for (arma::uword k = 0; k < cols.size(); ++k) {
     const T* src = dXq.colptr(k);
     T* dst = dX.colptr(cols[k]);
@@ -225,7 +225,7 @@ POTTS_ISA_CLONED void gather_backward(Mat<T>& dX, const Mat<T>& dXq, const std::
 // run for kBlock columns at once (one per vector lane): the same operations
 // in the same order per column as the plain loop, hence the same bits.
 template <class T>
-POTTS_ISA_CLONED double cross_entropy_forward(Mat<T>& probs, const Mat<T>& Z, const std::vector<int>& targets) {
+POTTS_ISA_CLONED_AVX2 double cross_entropy_forward(Mat<T>& probs, const Mat<T>& Z, const std::vector<int>& targets) {
   constexpr arma::uword kBlock = 16;
   const arma::uword C = Z.n_rows, n = Z.n_cols;
   probs.set_size(C, n);
@@ -268,7 +268,7 @@ POTTS_ISA_CLONED double cross_entropy_forward(Mat<T>& probs, const Mat<T>& Z, co
 }
 
 template <class T>
-POTTS_ISA_CLONED void cross_entropy_backward(Mat<T>& dZ, const Mat<T>& probs, const std::vector<int>& targets,
+POTTS_ISA_CLONED_AVX2 void cross_entropy_backward(Mat<T>& dZ, const Mat<T>& probs, const std::vector<int>& targets,
                                             double scale) {
   // forward: loss = logsumexp(z) - z[y], so dz = p - onehot(y)
   const arma::uword C = probs.n_rows;
@@ -283,7 +283,7 @@ POTTS_ISA_CLONED void cross_entropy_backward(Mat<T>& dZ, const Mat<T>& probs, co
 }
 
 template <class T>
-POTTS_ISA_CLONED double cross_entropy_rows_forward(Mat<T>& probs_t, const Mat<T>& Zt, const std::vector<int>& targets) {
+POTTS_ISA_CLONED_AVX2 double cross_entropy_rows_forward(Mat<T>& probs_t, const Mat<T>& Zt, const std::vector<int>& targets) {
   const arma::uword n = Zt.n_rows, C = Zt.n_cols;
   probs_t.set_size(n, C);
   std::vector<T> mx(Zt.colptr(0), Zt.colptr(0) + n), sum(n, T(0));
@@ -315,7 +315,7 @@ POTTS_ISA_CLONED double cross_entropy_rows_forward(Mat<T>& probs_t, const Mat<T>
 }
 
 template <class T>
-POTTS_ISA_CLONED void cross_entropy_rows_backward(Mat<T>& dZt, const Mat<T>& probs_t, const std::vector<int>& targets,
+POTTS_ISA_CLONED_AVX2 void cross_entropy_rows_backward(Mat<T>& dZt, const Mat<T>& probs_t, const std::vector<int>& targets,
                                                  double scale) {
   // forward: loss = logsumexp(z) - z[y], so dz = p - onehot(y); unused rows of p are zero
   const arma::uword n = probs_t.n_rows, C = probs_t.n_cols;
@@ -331,7 +331,7 @@ POTTS_ISA_CLONED void cross_entropy_rows_backward(Mat<T>& dZt, const Mat<T>& pro
 
 // ---------------------------------------------------------------------------
 template <class T>
-POTTS_ISA_CLONED void factored_attention_forward(Mat<T>& Zt, Mat<T>& Ht, const std::vector<int>& sequences,
+POTTS_ISA_CLONED_AVX2 void factored_attention_forward(Mat<T>& Zt, Mat<T>& Ht, const std::vector<int>& sequences,
                                                 const Mat<T>& A, const Mat<T>& V, arma::uword L) {
   const arma::uword C = V.n_rows, B = sequences.size() / L, n = B * L;
   Mat<T> Ad = A;  // the masked position does not attend to itself: A_jj = 0
@@ -352,7 +352,7 @@ POTTS_ISA_CLONED void factored_attention_forward(Mat<T>& Zt, Mat<T>& Ht, const s
 }
 
 template <class T>
-POTTS_ISA_CLONED void factored_attention_backward(Mat<T>& dA, Mat<T>& dV, const Mat<T>& dZt, const Mat<T>& Ht,
+POTTS_ISA_CLONED_AVX2 void factored_attention_backward(Mat<T>& dA, Mat<T>& dV, const Mat<T>& dZt, const Mat<T>& Ht,
                                                  const std::vector<int>& sequences, const Mat<T>& V, arma::uword L) {
   const arma::uword B = sequences.size() / L, n = B * L;
   // forward: Zt = Ht V^T, so dV += dZt^T Ht and dHt = dZt V
