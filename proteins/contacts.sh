@@ -158,7 +158,7 @@ for model in factored vanilla1 vanilla3; do
 done
 if wants plm; then
   family_inputs
-  run plm "$bin/train" "$configs/${prefix}plm.json" 0 params.h5 scores.h5 curves.csv summary.json
+  run plm "$bin/plm" "$configs/${prefix}plm.json" 0 params.h5 scores.h5 curves.csv summary.json
   add_score_inputs plm
 fi
 # The weighted PLM of the coupling models (couplings stage), on every

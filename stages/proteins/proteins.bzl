@@ -2,7 +2,7 @@
 
 <name>                  proteins_prepare: columns, weights, split, contacts
 <name>_<model>_s<seed>  proteins_train for each trained model and seed
-<name>_plm              the pseudo-likelihood baseline (deterministic)
+<name>_plm              proteins_plm: the pseudo-likelihood baseline (deterministic)
 <name>_<baseline>       freecontact's EVfold / PSICOV
 <name>_score            every predictor scored (only with a structure)
 <name>_cm_<run>[_s<seed>] coupling models fitted by the couplings stage, or
@@ -221,7 +221,7 @@ def protein_family(name, config, msa, models, structure = None, config_prefix = 
         inputs = family,
         outs = TRAIN_OUTS,
         seed = 0,
-        tool = "//stages/proteins:train",
+        tool = "//stages/proteins:plm",
     )
     runs[":%s_plm" % name] = "plm"
     for profile in baselines:

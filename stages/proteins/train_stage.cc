@@ -6,7 +6,6 @@
 #include <memory>
 
 #include "lib/core/io.h"
-#include "lib/plm/pseudo_likelihood.h"
 #include "lib/nn/factored_attention.h"
 #include "lib/nn/transformer.h"
 #include "lib/proteins/contacts.h"
@@ -21,63 +20,6 @@ namespace potts {
 using namespace proteins;
 
 namespace {
-
-void check_scores(const arma::mat& S, const std::string& what) {
-  if (!S.is_finite()) throw StageError("the contact scores of " + what + " are not finite; no result is written");
-}
-
-// The pseudo-likelihood baseline: convex, fitted by L-BFGS from zero (no seed).
-void run_plm(Stage& st, Config& cfg) {
-  PlmPenalty pen;
-  pen.lambda_h = cfg.number("lambda_h", 0.0, 1e6);
-  pen.lambda_W = cfg.number("lambda_W", 0.0, 1e6);
-  LbfgsOptions lo;
-  lo.max_iterations = int(cfg.integer("max_iterations", 1, 1000000));
-  lo.gradient_tolerance = cfg.number_open("gradient_tolerance", 0.0, 1.0);
-  cfg.finish();
-  const FamilyData f = read_family(st);
-  const arma::imat train = nn::to_imat(f.train), test = nn::to_imat(f.test);
-  CsvTable curves({"epoch", "train_loss", "test_loss", "lr"});
-  lo.on_iteration = [&](int it, double fx, double gnorm) {
-    if (it % 10 == 0) std::fprintf(stderr, "proteins_train plm: iteration %d/%d  objective %.6f  |grad| %.3g\n", it,
-                                   lo.max_iterations, fx, gnorm);
-    curves.row({double(it), fx, std::nan(""), 0.0});
-  };
-  const auto t0 = std::chrono::steady_clock::now();
-  const PlmFit fit = fit_plm(train, kStates, pen, lo);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const double test_loss = plm_test_loss(fit.model, test);
-  if (!std::isfinite(test_loss) || !std::isfinite(fit.train_loss))
-    throw StageError("the pseudo-likelihood fit diverged (non-finite loss); no result is written");
-  const arma::mat scores = apc(frobenius_scores(fit.model.couplings_W, kStates));
-  check_scores(scores, "the pseudo-likelihood model");
-
-  H5Writer params;
-  params.matrix("fields_h", fit.model.fields_h);
-  params.matrix("couplings_W", fit.model.couplings_W);
-  params.save(st.output("params.h5"));
-  H5Writer h5;
-  h5.matrix("scores", scores);
-  h5.save(st.output("scores.h5"));
-  curves.save(st.output("curves.csv"));
-  nlohmann::json s;
-  s["model"] = "plm";
-  s["L"] = f.train.L;
-  s["q"] = kStates;
-  s["train_sequences"] = f.train.M;
-  s["test_sequences"] = f.test.M;
-  s["test_loss"] = test_loss;
-  s["final_train_loss_all_positions"] = fit.train_loss;
-  s["parameters"] = fit.model.parameter_count();
-  s["lambda_h"] = pen.lambda_h;
-  s["lambda_W"] = pen.lambda_W;
-  s["optimiser"] = "lbfgs";
-  s["iterations"] = fit.optimiser.iterations;
-  s["optimiser_status"] = to_string(fit.optimiser.status);
-  s["scores"] = "APC-corrected Frobenius norm of the zero-sum-gauge coupling blocks, gap excluded";
-  st.write_summary(s);
-  st.timings()["training_seconds"] = seconds;
-}
 
 // scores.h5: factored attention's APC-corrected block norms, or a vanilla
 // transformer's symmetrised attention map (averaged over the test
@@ -138,8 +80,7 @@ nlohmann::json train_summary(const std::string& kind, const train::ModelConfig& 
 
 void run_proteins_train(Stage& st) {
   Config& cfg = st.config();
-  const std::string kind = cfg.choice("model", {"factored", "vanilla", "plm"});
-  if (kind == "plm") return run_plm(st, cfg);
+  const std::string kind = cfg.choice("model", {"factored", "vanilla"});
   const train::ModelConfig mc = train::read_model_config(cfg, kind);
   const train::TrainOptions& to = mc.train;
   cfg.finish();
