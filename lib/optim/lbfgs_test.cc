@@ -13,6 +13,8 @@
 namespace potts {
 namespace {
 
+using test_problems::expect_same_bits_twice;
+using test_problems::expect_stop_at_max_iterations;
 using test_problems::rosenbrock;
 
 TEST(Lbfgs, RosenbrockTwoDimensions) {
@@ -54,22 +56,10 @@ TEST(Lbfgs, ConvexQuadraticMatchesExactSolution) {
 }
 
 TEST(Lbfgs, DeterministicBitForBit) {
-  LbfgsOptions o;
-  LbfgsResult a = lbfgs_minimize(rosenbrock, arma::vec{-1.2, 1.0, 0.3, -0.5}, o);
-  LbfgsResult b = lbfgs_minimize(rosenbrock, arma::vec{-1.2, 1.0, 0.3, -0.5}, o);
-  EXPECT_EQ(a.iterations, b.iterations);
-  EXPECT_EQ(a.evaluations, b.evaluations);
-  EXPECT_TRUE(arma::all(a.x == b.x));
+  expect_same_bits_twice(lbfgs_minimize, arma::vec{-1.2, 1.0, 0.3, -0.5}, LbfgsOptions{});
 }
 
-TEST(Lbfgs, MaxIterationsIsReportedAsNotConverged) {
-  LbfgsOptions o;
-  o.max_iterations = 3;
-  LbfgsResult r = lbfgs_minimize(rosenbrock, arma::vec{-1.2, 1.0}, o);
-  EXPECT_EQ(r.status, LbfgsStatus::kMaxIterations);
-  EXPECT_FALSE(r.converged());
-  EXPECT_EQ(r.iterations, 3);
-}
+TEST(Lbfgs, MaxIterationsIsReportedAsNotConverged) { expect_stop_at_max_iterations(lbfgs_minimize, LbfgsOptions{}); }
 
 TEST(Lbfgs, RelativeDecreaseStops) {
   LbfgsOptions o;

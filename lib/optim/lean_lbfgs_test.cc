@@ -14,6 +14,8 @@
 namespace potts {
 namespace {
 
+using test_problems::expect_same_bits_twice;
+using test_problems::expect_stop_at_max_iterations;
 using test_problems::rosenbrock;
 
 arma::vec rosenbrock_start(arma::uword n) {
@@ -54,27 +56,17 @@ TEST(LeanLbfgs, ConvexQuadraticMatchesExactSolutionAndTheFullLbfgs) {
 TEST(LeanLbfgs, DeterministicBitForBit) {
   LbfgsOptions o;
   o.memory = 3;
-  const LbfgsResult a = lean_lbfgs_minimize(rosenbrock, rosenbrock_start(10), o);
-  const LbfgsResult b = lean_lbfgs_minimize(rosenbrock, rosenbrock_start(10), o);
-  EXPECT_EQ(a.iterations, b.iterations);
-  EXPECT_EQ(a.evaluations, b.evaluations);
-  EXPECT_TRUE(arma::all(a.x == b.x));
+  expect_same_bits_twice(lean_lbfgs_minimize, rosenbrock_start(10), o);
 }
 
 TEST(LeanLbfgs, StoppingRulesAndTheirStatuses) {
+  expect_stop_at_max_iterations(lean_lbfgs_minimize, LbfgsOptions{});
   LbfgsOptions o;
-  o.max_iterations = 3;
-  LbfgsResult r = lean_lbfgs_minimize(rosenbrock, arma::vec{-1.2, 1.0}, o);
-  EXPECT_EQ(r.status, LbfgsStatus::kMaxIterations);
-  EXPECT_EQ(r.iterations, 3);
-  EXPECT_FALSE(r.converged());
-
-  o = LbfgsOptions{};
   o.gradient_tolerance = 0.0;
   o.relative_decrease = 1e-3;
   std::vector<double> values;
   o.on_iteration = [&](int, double f, double) { values.push_back(f); };
-  r = lean_lbfgs_minimize(rosenbrock, arma::vec{-1.2, 1.0}, o);
+  const LbfgsResult r = lean_lbfgs_minimize(rosenbrock, arma::vec{-1.2, 1.0}, o);
   EXPECT_EQ(r.status, LbfgsStatus::kRelativeDecrease);
   ASSERT_GE(values.size(), 2u);
   EXPECT_EQ(values.back(), r.value);

@@ -4,8 +4,10 @@
 #include <cstdint>
 
 #include <armadillo>
+#include <gtest/gtest.h>
 
 #include "lib/core/rng.h"
+#include "lib/optim/lbfgs.h"
 
 namespace potts::test_problems {
 
@@ -47,6 +49,29 @@ inline Quadratic ill_conditioned_quadratic(arma::uword n, std::uint64_t seed) {
   q.b.set_size(n);
   for (auto& v : q.b) v = rng.normal();
   return q;
+}
+
+// Either minimiser (lbfgs_minimize, lean_lbfgs_minimize).
+using Minimize = LbfgsResult (*)(const Objective&, const arma::vec&, const LbfgsOptions&);
+
+// Two runs from the same start take the same iterations and evaluations
+// and end on the same bits.
+inline void expect_same_bits_twice(Minimize minimize, const arma::vec& x0, const LbfgsOptions& o) {
+  const LbfgsResult a = minimize(rosenbrock, x0, o);
+  const LbfgsResult b = minimize(rosenbrock, x0, o);
+  EXPECT_EQ(a.iterations, b.iterations);
+  EXPECT_EQ(a.evaluations, b.evaluations);
+  EXPECT_TRUE(arma::all(a.x == b.x));
+}
+
+// Allowed three iterations on Rosenbrock from (-1.2, 1), a minimiser stops
+// there, not converged.
+inline void expect_stop_at_max_iterations(Minimize minimize, LbfgsOptions o) {
+  o.max_iterations = 3;
+  const LbfgsResult r = minimize(rosenbrock, arma::vec{-1.2, 1.0}, o);
+  EXPECT_EQ(r.status, LbfgsStatus::kMaxIterations) << to_string(r.status);
+  EXPECT_EQ(r.iterations, 3);
+  EXPECT_FALSE(r.converged());
 }
 
 }  // namespace potts::test_problems
