@@ -37,7 +37,7 @@ namespace potts {
 namespace {
 
 using testing_quick::kFamily;
-std::string run_dir(const std::string& run) { return "stages/proteins/quick_pf00071_" + run + "/"; }
+using testing_quick::run_dir;
 
 const arma::uword kL = 159, kA = 20;
 
@@ -95,18 +95,11 @@ TEST(AttentionQuick, ScoresAndCurves) {
   const auto& loss = csv_column(adam, "curves.csv", "batch_loss");
   ASSERT_EQ(loss.size(), 40u);
   for (double l : loss) EXPECT_TRUE(std::isfinite(l));
-  const auto lbfgs = read_csv(run_dir("cm_plm_pad") + "curves.csv");
-  const auto& obj = csv_column(lbfgs, "curves.csv", "objective");
-  ASSERT_GE(obj.size(), 2u);
-  for (std::size_t k = 1; k < obj.size(); ++k) EXPECT_LE(obj[k], obj[k - 1]) << "iteration " << k;
+  testing_quick::expect_objective_never_rises("cm_plm_pad");
 }
 
 TEST(AttentionQuick, ThePlmOnTheObservationsConventionsFindsContacts) {
-  ASSERT_EQ(testing_quick::contacts().size(), 351u);
-  ASSERT_EQ(testing_quick::residues().size(), kL);
-  const double top_l = testing_quick::top_l(run_dir("cm_plm_pad") + "scores.h5");
-  std::printf("PLM, the gap a pad, no weights, 12 iterations: top-L precision %.3f\n", top_l);
-  EXPECT_GE(top_l, 0.10);
+  EXPECT_GE(testing_quick::checked_top_l("cm_plm_pad", "PLM, the gap a pad, no weights, 12 iterations"), 0.10);
 }
 
 }  // namespace

@@ -31,7 +31,7 @@ namespace potts {
 namespace {
 
 using testing_quick::kFamily;
-std::string run_dir(const std::string& run) { return "stages/proteins/quick_pf00071_" + run + "/"; }
+using testing_quick::run_dir;
 
 const arma::uword kL = 159, kQ = 21;
 
@@ -75,19 +75,12 @@ TEST(CouplingsQuick, ScoresAreSymmetricAndTheObjectiveNeverIncreases) {
     EXPECT_TRUE(S.is_finite()) << run;
     EXPECT_LT(arma::abs(S - S.t()).max(), 1e-12) << run;
     EXPECT_EQ(arma::abs(S.diag()).max(), 0.0) << run;
-    const auto table = read_csv(run_dir(run) + "curves.csv");
-    const auto& obj = csv_column(table, run, "objective");
-    ASSERT_GE(obj.size(), 2u) << run;
-    for (std::size_t k = 1; k < obj.size(); ++k) EXPECT_LE(obj[k], obj[k - 1]) << run << " iteration " << k;
+    testing_quick::expect_objective_never_rises(run);
   }
 }
 
 TEST(CouplingsQuick, TheWeightedFullModelOnAllSequencesFindsContacts) {
-  ASSERT_EQ(testing_quick::contacts().size(), 351u);
-  ASSERT_EQ(testing_quick::residues().size(), kL);
-  const double top_l = testing_quick::top_l(run_dir("cm_plm") + "scores.h5");
-  std::printf("weighted full model on all sequences, 12 iterations: top-L precision %.3f\n", top_l);
-  EXPECT_GE(top_l, 0.25);
+  EXPECT_GE(testing_quick::checked_top_l("cm_plm", "weighted full model on all sequences, 12 iterations"), 0.25);
 }
 
 }  // namespace

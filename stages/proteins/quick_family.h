@@ -1,10 +1,13 @@
 // The quick family's columns and contacts for the proteins branch's
 // science tests (the prepare stage's columns.csv and contacts.csv).
 #pragma once
+#include <cstdio>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "lib/core/io.h"
 #include "lib/proteins/contacts.h"
@@ -36,6 +39,28 @@ inline double top_l(const std::string& scores_h5) {
   const std::vector<int> numbers = residues();
   const arma::mat S = h5_read_matrix(scores_h5, "scores");
   return proteins::precision_at(S, numbers, contacts(), numbers.size(), 6);
+}
+
+// A quick fit's output folder.
+inline std::string run_dir(const std::string& run) { return "stages/proteins/quick_pf00071_" + run + "/"; }
+
+// Top-L precision of a quick fit, printed with its description, after
+// checking that the family is the one the thresholds were set on (351
+// contacts over 159 columns).
+inline double checked_top_l(const std::string& run, const std::string& what) {
+  EXPECT_EQ(contacts().size(), 351u);
+  EXPECT_EQ(residues().size(), 159u);
+  const double p = top_l(run_dir(run) + "scores.h5");
+  std::printf("%s: top-L precision %.3f\n", what.c_str(), p);
+  return p;
+}
+
+// The L-BFGS objective of a quick fit's curves.csv never rises.
+inline void expect_objective_never_rises(const std::string& run) {
+  const auto table = read_csv(run_dir(run) + "curves.csv");
+  const auto& obj = csv_column(table, run, "objective");
+  ASSERT_GE(obj.size(), 2u) << run;
+  for (std::size_t k = 1; k < obj.size(); ++k) EXPECT_LE(obj[k], obj[k - 1]) << run << " iteration " << k;
 }
 
 }  // namespace potts::testing_quick
