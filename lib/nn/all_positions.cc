@@ -4,7 +4,7 @@
 
 namespace potts::nn {
 
-double all_positions_test_loss(MlmModel& model, const SequenceSet& test) {
+Evaluation all_positions_evaluation(MlmModel& model, const SequenceSet& test, const arma::mat& attention_map) {
   double total = 0.0;
   const arma::uword chunk = 100;
   for (arma::uword m0 = 0; m0 < test.M; m0 += chunk) {
@@ -16,7 +16,11 @@ double all_positions_test_loss(MlmModel& model, const SequenceSet& test) {
     }
     total += model.forward_backward(b, false);
   }
-  return total / double(test.M * test.L);
+  Evaluation e;
+  e.test_loss = total / double(test.M * test.L);
+  e.attention_map = attention_map;
+  e.attention_map.diag().zeros();
+  return e;
 }
 
 }  // namespace potts::nn

@@ -8,7 +8,8 @@
 namespace potts::nn {
 
 // The loss over every position of every test sequence, in fixed chunks of
-// 100 sequences (the sum's order never changes), divided by M L.
-double all_positions_test_loss(MlmModel& model, const SequenceSet& test);
+// 100 sequences (the sum's order never changes), divided by M L; with the
+// model's attention map (L x L), its diagonal zeroed.
+Evaluation all_positions_evaluation(MlmModel& model, const SequenceSet& test, const arma::mat& attention_map);
 
 }  // namespace potts::nn

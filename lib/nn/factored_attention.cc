@@ -66,13 +66,7 @@ double FactoredAttention::run(Pass<T>& p, const Mat<T>& A_, const Mat<T>& V_, Ma
   return loss;
 }
 
-Evaluation FactoredAttention::evaluate(const SequenceSet& test) {
-  Evaluation e;
-  e.test_loss = all_positions_test_loss(*this, test);
-  e.attention_map = A;
-  e.attention_map.diag().zeros();
-  return e;
-}
+Evaluation FactoredAttention::evaluate(const SequenceSet& test) { return all_positions_evaluation(*this, test, A); }
 
 arma::mat FactoredAttention::conditionals(const int* sequence) const {
   std::vector<int> tok(sequence, sequence + L_), tgt(sequence, sequence + L_);

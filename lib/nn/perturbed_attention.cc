@@ -135,13 +135,7 @@ double PerturbedAttention::forward_backward(const Batch& batch, bool want_grad) 
   return loss;
 }
 
-Evaluation PerturbedAttention::evaluate(const SequenceSet& test) {
-  Evaluation e;
-  e.test_loss = all_positions_test_loss(*this, test);
-  e.attention_map = W;
-  e.attention_map.diag().zeros();
-  return e;
-}
+Evaluation PerturbedAttention::evaluate(const SequenceSet& test) { return all_positions_evaluation(*this, test, W); }
 
 arma::mat PerturbedAttention::logits(const int* sequence) const {
   std::vector<int> tok(sequence, sequence + L_);
