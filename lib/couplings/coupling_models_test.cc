@@ -14,6 +14,7 @@
 
 #include "lib/core/error.h"
 #include "lib/core/rng.h"
+#include "tests/util/test_util.h"
 #include "lib/factored/factored_fit.h"
 #include "lib/plm/pseudo_likelihood.h"
 #include "lib/nn/mlm_model.h"
@@ -22,10 +23,7 @@ namespace potts {
 namespace {
 
 arma::imat random_sequences(arma::uword M, arma::uword L, arma::uword C, std::uint64_t seed) {
-  Rng rng(seed, 77);
-  arma::imat s(M, L);
-  for (auto& v : s) v = arma::sword(rng.below(C));
-  return s;
+  return testing_util::random_states(M, L, C, seed, 77);
 }
 
 arma::vec random_weights(arma::uword M, std::uint64_t seed) {

@@ -8,6 +8,7 @@
 
 #include "lib/core/error.h"
 #include "lib/core/rng.h"
+#include "tests/util/test_util.h"
 #include "lib/nn/factored_attention.h"
 #include "lib/potts/model.h"
 
@@ -15,10 +16,7 @@ namespace potts {
 namespace {
 
 nn::SequenceSet random_set(arma::uword M, arma::uword L, arma::uword C, std::uint64_t seed) {
-  Rng rng(seed, 77);
-  arma::imat s(M, L);
-  for (auto& v : s) v = arma::sword(rng.below(C));
-  return nn::to_sequence_set(s, C, "test data");
+  return nn::to_sequence_set(testing_util::random_states(M, L, C, seed, 77), C, "test data");
 }
 
 // Gradient of data term + penalty against central differences (step 1e-5:

@@ -8,16 +8,14 @@
 
 #include "lib/core/error.h"
 #include "lib/core/rng.h"
+#include "tests/util/test_util.h"
 #include "lib/potts/model.h"
 
 namespace potts {
 namespace {
 
 arma::imat random_sequences(arma::uword M, arma::uword L, arma::uword C, std::uint64_t seed) {
-  Rng rng(seed, 99);
-  arma::imat s(M, L);
-  for (auto& v : s) v = arma::sword(rng.below(C));
-  return s;
+  return testing_util::random_states(M, L, C, seed, 99);
 }
 
 arma::vec random_vector(arma::uword n, double scale, std::uint64_t seed) {

@@ -5,7 +5,10 @@
 #include <string>
 #include <vector>
 
+#include <armadillo>
+
 #include "lib/core/error.h"
+#include "lib/core/rng.h"
 
 namespace potts::testing_util {
 
@@ -37,6 +40,14 @@ inline bool any_contains(const std::vector<std::string>& messages, const std::st
   for (const auto& m : messages)
     if (m.find(a) != std::string::npos && m.find(b) != std::string::npos) return true;
   return false;
+}
+
+// M x L states drawn uniformly from 0 .. C - 1 by Rng(seed, stream), row by row.
+inline arma::imat random_states(arma::uword M, arma::uword L, arma::uword C, std::uint64_t seed, std::uint64_t stream) {
+  Rng rng(seed, stream);
+  arma::imat s(M, L);
+  for (auto& v : s) v = arma::sword(rng.below(C));
+  return s;
 }
 
 }  // namespace potts::testing_util
