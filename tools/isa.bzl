@@ -19,7 +19,7 @@ load("@rules_cc//cc:defs.bzl", "cc_library", "cc_test")
 # runs): lib/core/isa.h's POTTS_ISA_PIN values.
 PINNED_LEVELS = {"baseline": 0, "avx2": 1}
 
-def isa_cloned_library(name, tests = [], **kwargs):
+def isa_cloned_library(name, tests = [], pinned = True, **kwargs):
     """cc_library `name` (kwargs as cc_library's) and, for each level of
     PINNED_LEVELS, `name`_<level> (testonly, private): the same sources with
     POTTS_ISA_PIN, never linked together with `name`.
@@ -31,23 +31,26 @@ def isa_cloned_library(name, tests = [], **kwargs):
     skip where the CPU lacks the level: isa_pin_runs_here()), tagged
     "pinned" (the bits of a clone are the compiler's, not the sanitizers'
     business: .ci/run's sanitizer tier leaves them out).
+
+    pinned = False: a library whose tests run every level themselves (through
+    an entry point that takes the level) needs no pinned builds.
     """
     cc_library(name = name, **kwargs)
-    pinned = dict(kwargs)
-    pinned["testonly"] = True
-    pinned["visibility"] = ["//visibility:private"]
-    for level, pin in PINNED_LEVELS.items():
-        defines = ["POTTS_ISA_PIN=%d" % pin]
+    levels = PINNED_LEVELS if pinned else {}
+    pinned_kwargs = {k: v for k, v in kwargs.items() if k not in ["local_defines", "testonly", "visibility"]}
+    for level, pin in levels.items():
         cc_library(
             name = "%s_%s" % (name, level),
-            local_defines = kwargs.get("local_defines", []) + defines,
-            **{k: v for k, v in pinned.items() if k != "local_defines"}
+            local_defines = kwargs.get("local_defines", []) + ["POTTS_ISA_PIN=%d" % pin],
+            testonly = True,
+            visibility = ["//visibility:private"],
+            **pinned_kwargs
         )
     for t in tests:
         for suffix, lib, defines, args, tags in [("", name, [], t.get("args", []), [])] + [
             ("_" + level, "%s_%s" % (name, level), ["POTTS_ISA_PIN=%d" % pin], t.get("pinned_args", t.get("args", [])),
              ["pinned"])
-            for level, pin in PINNED_LEVELS.items()
+            for level, pin in levels.items()
         ]:
             cc_test(
                 name = t["name"] + suffix,
