@@ -16,8 +16,9 @@
 //    and isa_pick(axpy_avx512, axpy_avx2, axpy_baseline) is the CPU's.
 //
 // Every level runs the same IEEE operations in the same order (no
-// contraction: -ffp-contract=off; a kernel that fuses multiply and add does
-// so at every level, in software on baseline x86-64): the same bits.
+// contraction: -ffp-contract=off; the one kernel that fuses multiply and
+// add, lib/nn's factored_fused, does so at every level, in software on
+// baseline x86-64): the same bits.
 // tools/isa.bzl builds each cloned library once per pinned level and runs its
 // tests against every build.
 //
@@ -49,13 +50,11 @@ enum class IsaLevel { kBaseline = 0, kAvx2 = 1, kAvx512 = 2 };
 #define POTTS_ISA_CLONED_AVX2 __attribute__((target("avx2"), noinline))
 #endif
 
-// One function per level; EXTRA adds target features to both vector levels
-// (",fma" for a kernel that calls the FMA instruction).
-#define POTTS_ISA_CLONES_WITH(M, EXTRA)                                                     \
-  M(::potts::IsaLevel::kAvx512, avx512, __attribute__((target("avx512f" EXTRA), noinline))) \
-  M(::potts::IsaLevel::kAvx2, avx2, __attribute__((target("avx2" EXTRA), noinline)))        \
+// One function per level.
+#define POTTS_ISA_CLONES(M)                                                         \
+  M(::potts::IsaLevel::kAvx512, avx512, __attribute__((target("avx512f"), noinline))) \
+  M(::potts::IsaLevel::kAvx2, avx2, __attribute__((target("avx2"), noinline)))        \
   M(::potts::IsaLevel::kBaseline, baseline, __attribute__((noinline)))
-#define POTTS_ISA_CLONES(M) POTTS_ISA_CLONES_WITH(M, "")
 
 #if defined(POTTS_ISA_PIN) && (POTTS_ISA_PIN < 0 || POTTS_ISA_PIN > 2)
 #error "POTTS_ISA_PIN: expected 0 (baseline), 1 (AVX2) or 2 (AVX-512)"
