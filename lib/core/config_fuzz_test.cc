@@ -50,15 +50,15 @@ TEST(ConfigFuzz, MutatedConfigsFailCleanly) {
   fuzz::Mutator mut(20240601);
   fuzz::Tally t{"config"};
   const std::string base_text = kBase.dump(2);
-  constexpr int kCases = 12000;
-  for (int i = 0; i < kCases; ++i) {
+  const long cases = fuzz::case_budget();
+  for (long i = 0; i < cases; ++i) {
     // Two thirds structural (valid JSON, wrong content), one third bytes.
     const std::string text = (i % 3 == 2) ? mut.bytes(base_text) : mut.json(kBase).dump();
     t.run([&] { read_all(Config::parse(text, kOrigin)); }, kOrigin, text);
   }
   std::cout << t.summary() << std::endl;
   RecordProperty("config_cases", int(t.cases));
-  EXPECT_GE(t.cases, 10000);
+  EXPECT_GE(t.cases, cases);
   EXPECT_GT(t.clear_errors, t.cases / 2) << "mutations should mostly be rejected";
   EXPECT_TRUE(t.findings.empty()) << t.findings.size() << " findings, first: " << t.findings.front();
 }

@@ -58,14 +58,15 @@ TEST(IoFuzz, Json) {
       R"({"a": 0.5, "seed": 3, "test_loss": 1.25, "points": [{"M": 10, "x": [1, 2]}], "name": "q"})");
   fuzz::Mutator mut(7);
   fuzz::Tally t{"read_json"};
-  for (int i = 0; i < 10000; ++i) {
+  const long cases = fuzz::case_budget();
+  for (long i = 0; i < cases; ++i) {
     const std::string text = (i % 2) ? mut.bytes(base.dump(2)) : mut.json(base).dump();
     t.run([&] { parse_json(text, path); }, path, text);
   }
   t.run([&] { read_json(tmp_path("no_such_file.json")); }, "no_such_file.json", "(missing file)");
   std::cout << t.summary() << std::endl;
   RecordProperty("read_json_cases", int(t.cases));
-  EXPECT_GE(t.cases, 10000);
+  EXPECT_GE(t.cases, cases);
   EXPECT_TRUE(t.findings.empty()) << t.findings.front();
 }
 
@@ -78,7 +79,8 @@ TEST(IoFuzz, Csv) {
   const std::string text0 = base.text();
   fuzz::Mutator mut(11);
   fuzz::Tally t{"read_csv"};
-  for (int i = 0; i < 10000; ++i) {
+  const long cases = fuzz::case_budget();
+  for (long i = 0; i < cases; ++i) {
     const std::string text = mut.bytes(text0);
     t.run(
         [&] {
@@ -89,7 +91,7 @@ TEST(IoFuzz, Csv) {
   }
   std::cout << t.summary() << std::endl;
   RecordProperty("read_csv_cases", int(t.cases));
-  EXPECT_GE(t.cases, 10000);
+  EXPECT_GE(t.cases, cases);
   EXPECT_GT(t.ok, 0);
   EXPECT_TRUE(t.findings.empty()) << t.findings.front();
 }
@@ -176,7 +178,8 @@ TEST(IoFuzz, Hdf5GeneratedFiles) {
                                      2e19, 7,  1, 2, -0.0};
   fuzz::Mutator mut(13);
   fuzz::Tally t{"hdf5"};
-  for (int i = 0; i < 10000; ++i) {
+  const long cases = fuzz::case_budget();
+  for (long i = 0; i < cases; ++i) {
     const int rank = int(mut.below(10) < 6 ? 2 : mut.below(4));
     hsize_t dims[3];
     for (int r = 0; r < 3; ++r) {
@@ -202,7 +205,7 @@ TEST(IoFuzz, Hdf5GeneratedFiles) {
   }
   std::cout << t.summary() << std::endl;
   RecordProperty("hdf5_generated_cases", int(t.cases));
-  EXPECT_GE(t.cases, 10000);
+  EXPECT_GE(t.cases, cases);
   EXPECT_GT(t.ok, 0);
   EXPECT_TRUE(t.findings.empty()) << t.findings.front();
 }
@@ -217,7 +220,8 @@ TEST(IoFuzz, Hdf5CorruptedBytes) {
   const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   fuzz::Mutator mut(17);
   fuzz::Tally t{"hdf5_bytes"};
-  for (int i = 0; i < 10000; ++i) {
+  const long cases = fuzz::case_budget();
+  for (long i = 0; i < cases; ++i) {
     // Byte edits anywhere, but mostly in the superblock and object headers
     // (the first kilobyte or so), where a small file keeps its metadata.
     std::string b = bytes;
@@ -237,7 +241,7 @@ TEST(IoFuzz, Hdf5CorruptedBytes) {
   }
   std::cout << t.summary() << std::endl;
   RecordProperty("hdf5_bytes_cases", int(t.cases));
-  EXPECT_GE(t.cases, 10000);
+  EXPECT_GE(t.cases, cases);
   EXPECT_TRUE(t.findings.empty()) << t.findings.front();
 }
 

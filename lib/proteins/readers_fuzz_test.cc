@@ -16,12 +16,13 @@ void fuzz_text(const char* reader, const std::string& base, std::uint64_t seed,
                const std::function<void(const std::string&)>& read) {
   fuzz::Mutator mut(seed);
   fuzz::Tally t{reader};
-  for (int i = 0; i < 10000; ++i) {
+  const long cases = fuzz::case_budget();
+  for (long i = 0; i < cases; ++i) {
     const std::string text = mut.bytes(base);
     t.run([&] { read(text); }, "fuzz.in", text);
   }
   std::cout << t.summary() << std::endl;
-  EXPECT_GE(t.cases, 10000);
+  EXPECT_GE(t.cases, cases);
   EXPECT_GT(t.ok, 0);
   EXPECT_TRUE(t.findings.empty()) << t.findings.front();
 }

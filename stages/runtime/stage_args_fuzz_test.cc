@@ -58,7 +58,8 @@ TEST(StageArgsFuzz, BaseParses) {
 TEST(StageArgsFuzz, MutatedCommandLinesFailCleanly) {
   fuzz::Mutator mut(23);
   fuzz::Tally t{"flags"};
-  for (int i = 0; i < 10000; ++i) {
+  const long cases = fuzz::case_budget();
+  for (long i = 0; i < cases; ++i) {
     const auto args = mutate(mut, kBase);
     std::vector<const char*> argv;
     std::string shown;
@@ -71,7 +72,7 @@ TEST(StageArgsFuzz, MutatedCommandLinesFailCleanly) {
   }
   std::cout << t.summary() << std::endl;
   RecordProperty("flags_cases", int(t.cases));
-  EXPECT_GE(t.cases, 10000);
+  EXPECT_GE(t.cases, cases);
   EXPECT_GT(t.clear_errors, 0);
   EXPECT_TRUE(t.findings.empty()) << t.findings.front();
 }

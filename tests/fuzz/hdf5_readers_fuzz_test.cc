@@ -91,7 +91,8 @@ TEST(Hdf5ReadersFuzz, SampleData) {
 
   Mutator mut(61);
   Tally t{"hdf5_sample_data"};
-  for (int i = 0; i < 10000; ++i) {
+  const long cases = case_budget();
+  for (long i = 0; i < cases; ++i) {
     File m = m0, tr = tr0, te = te0;
     const int edits = 1 + int(mut.below(2));
     for (int e = 0; e < edits; ++e) mutate(mut, {&m, &tr, &te});
@@ -101,7 +102,7 @@ TEST(Hdf5ReadersFuzz, SampleData) {
   fs::remove_all(dir);
   std::cout << t.summary() << std::endl;
   RecordProperty("cases_hdf5_sample_data", int(t.cases));
-  EXPECT_GE(t.cases, 10000);
+  EXPECT_GE(t.cases, cases);
   EXPECT_GT(t.ok, 0);
   EXPECT_TRUE(t.findings.empty()) << t.findings.size() << " findings; first: " << t.findings.front();
 }
@@ -119,7 +120,8 @@ TEST(Hdf5ReadersFuzz, GaussianModel) {
 
   Mutator mut(67);
   Tally t{"hdf5_gaussian_model"};
-  for (int i = 0; i < 10000; ++i) {
+  const long cases = case_budget();
+  for (long i = 0; i < cases; ++i) {
     File f = f0;
     const int edits = 1 + int(mut.below(2));
     for (int e = 0; e < edits; ++e) mutate(mut, {&f});
@@ -129,7 +131,7 @@ TEST(Hdf5ReadersFuzz, GaussianModel) {
   fs::remove_all(dir);
   std::cout << t.summary() << std::endl;
   RecordProperty("cases_hdf5_gaussian_model", int(t.cases));
-  EXPECT_GE(t.cases, 10000);
+  EXPECT_GE(t.cases, cases);
   EXPECT_GT(t.ok, 0);
   EXPECT_TRUE(t.findings.empty()) << t.findings.size() << " findings; first: " << t.findings.front();
 }

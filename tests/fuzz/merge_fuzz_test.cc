@@ -47,7 +47,8 @@ void fuzz_merge(const std::string& corpus, const std::string& stage, MainFn main
     if (f.first.size() < 3 || f.first.compare(f.first.size() - 3, 3, ".h5") != 0) names.push_back(f.first);
   Mutator mut(seed);
   Tally t{"merge_" + corpus.substr(6)};
-  for (int i = 0; i < 10000; ++i) {
+  const long cases = case_budget();
+  for (long i = 0; i < cases; ++i) {
     const std::string& name = names[mut.below(names.size())];
     const std::string path = name == "config.json" ? work + "/config.json" : work + "/in/" + name;
     const std::string original = name == "config.json" ? config : files[name];
@@ -59,7 +60,7 @@ void fuzz_merge(const std::string& corpus, const std::string& stage, MainFn main
   fs::remove_all(work);
   std::cout << t.summary() << std::endl;
   ::testing::Test::RecordProperty("cases_" + corpus, int(t.cases));
-  EXPECT_GE(t.cases, 10000);
+  EXPECT_GE(t.cases, cases);
   EXPECT_GT(t.ok, 0);
   EXPECT_GT(t.clear_errors, 0);
   EXPECT_TRUE(t.findings.empty()) << t.findings.size() << " findings; first: " << t.findings.front();

@@ -21,7 +21,6 @@ STAGE_MAINS(DECLARE)
 namespace potts::fuzz {
 namespace {
 
-constexpr int kCases = 10000;
 
 void fuzz_stage(const std::string& stage, const std::string& corpus, MainFn main_fn, std::uint64_t seed) {
   unpinned_numerics();
@@ -48,7 +47,8 @@ void fuzz_stage(const std::string& stage, const std::string& corpus, MainFn main
   }
   Mutator mut(seed);
   Tally t{"config_" + corpus};
-  for (int i = 0; i < kCases; ++i) {
+  const long cases = case_budget();
+  for (long i = 0; i < cases; ++i) {
     const std::string text = mutate_text(mut, "config.json", config);
     write_file(work + "/config.json", text);
     t.run([&] { stage_case(main_fn, args); }, "", text);
@@ -56,7 +56,7 @@ void fuzz_stage(const std::string& stage, const std::string& corpus, MainFn main
   fs::remove_all(work);
   std::cout << t.summary() << std::endl;
   ::testing::Test::RecordProperty("cases_config_" + corpus, int(t.cases));
-  EXPECT_GE(t.cases, kCases);
+  EXPECT_GE(t.cases, cases);
   EXPECT_GT(t.clear_errors, 0);
   EXPECT_TRUE(t.findings.empty()) << t.findings.size() << " findings; first: " << t.findings.front();
 }
@@ -74,7 +74,8 @@ TEST(StageConfigFuzz, sample) {
   read_sample_settings(valid);  // the base is valid
   Mutator mut(41);
   Tally t{"config_sample"};
-  for (int i = 0; i < kCases; ++i) {
+  const long cases = case_budget();
+  for (long i = 0; i < cases; ++i) {
     const std::string text = mutate_text(mut, "config.json", config);
     t.run(
         [&] {
@@ -85,7 +86,7 @@ TEST(StageConfigFuzz, sample) {
   }
   std::cout << t.summary() << std::endl;
   RecordProperty("cases_config_sample", int(t.cases));
-  EXPECT_GE(t.cases, kCases);
+  EXPECT_GE(t.cases, cases);
   EXPECT_TRUE(t.findings.empty()) << t.findings.size() << " findings; first: " << t.findings.front();
 }
 

@@ -7,8 +7,10 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -17,6 +19,22 @@
 #include "lib/core/error.h"
 
 namespace potts::fuzz {
+
+// Cases per fuzzed reader. The committed budget is what `bazel test` (and CI)
+// runs: the first kCiCases of each seeded sequence over the committed seed
+// corpus. The exploration tier (docs/testing.md) raises it by setting
+// POTTS_FUZZ_CASES; the cases are the same sequence, continued.
+constexpr long kCiCases = 2000;
+
+inline long case_budget() {
+  const char* v = std::getenv("POTTS_FUZZ_CASES");
+  if (!v || !*v) return kCiCases;
+  char* end = nullptr;
+  const long n = std::strtol(v, &end, 10);
+  if (*end != '\0' || n < 1)
+    throw std::invalid_argument(std::string("POTTS_FUZZ_CASES: expected a positive integer, got '") + v + "'");
+  return n;
+}
 
 // Values that break careless readers: NaN/inf spellings, huge, negative,
 // zero, wrong types.
