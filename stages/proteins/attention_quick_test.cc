@@ -84,12 +84,7 @@ TEST(AttentionQuick, SummariesSayWhatWasFitted) {
 
 TEST(AttentionQuick, ScoresAndCurves) {
   for (const std::string run : {"cm_attn_h4_s1", "cm_plm_pad"}) {
-    const arma::mat S = h5_read_matrix(run_dir(run) + "scores.h5", "scores");
-    ASSERT_EQ(S.n_rows, kL) << run;
-    ASSERT_EQ(S.n_cols, kL) << run;
-    EXPECT_TRUE(S.is_finite()) << run;
-    EXPECT_LT(arma::abs(S - S.t()).max(), 1e-12) << run;
-    EXPECT_EQ(arma::abs(S.diag()).max(), 0.0) << run;
+    testing_quick::expect_contact_scores(run);
   }
   const auto adam = read_csv(run_dir("cm_attn_h4_s1") + "curves.csv");
   const auto& loss = csv_column(adam, "curves.csv", "batch_loss");

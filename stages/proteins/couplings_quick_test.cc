@@ -69,12 +69,7 @@ TEST(CouplingsQuick, SummariesSayWhatWasFitted) {
 
 TEST(CouplingsQuick, ScoresAreSymmetricAndTheObjectiveNeverIncreases) {
   for (const std::string run : {"cm_plm", "cm_heldout_factored_h4_s1", "cm_softmax_h2_s1"}) {
-    const arma::mat S = h5_read_matrix(run_dir(run) + "scores.h5", "scores");
-    ASSERT_EQ(S.n_rows, kL) << run;
-    ASSERT_EQ(S.n_cols, kL) << run;
-    EXPECT_TRUE(S.is_finite()) << run;
-    EXPECT_LT(arma::abs(S - S.t()).max(), 1e-12) << run;
-    EXPECT_EQ(arma::abs(S.diag()).max(), 0.0) << run;
+    testing_quick::expect_contact_scores(run);
     testing_quick::expect_objective_never_rises(run);
   }
 }

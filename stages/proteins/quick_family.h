@@ -55,6 +55,18 @@ inline double checked_top_l(const std::string& run, const std::string& what) {
   return p;
 }
 
+// A quick fit's score matrix is L x L (L the columns), finite, symmetric and
+// zero on the diagonal.
+inline void expect_contact_scores(const std::string& run) {
+  const arma::mat S = h5_read_matrix(run_dir(run) + "scores.h5", "scores");
+  const arma::uword L = residues().size();
+  ASSERT_EQ(S.n_rows, L) << run;
+  ASSERT_EQ(S.n_cols, L) << run;
+  EXPECT_TRUE(S.is_finite()) << run;
+  EXPECT_LT(arma::abs(S - S.t()).max(), 1e-12) << run;
+  EXPECT_EQ(arma::abs(S.diag()).max(), 0.0) << run;
+}
+
 // The L-BFGS objective of a quick fit's curves.csv never rises.
 inline void expect_objective_never_rises(const std::string& run) {
   const auto table = read_csv(run_dir(run) + "curves.csv");
