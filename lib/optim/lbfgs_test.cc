@@ -78,33 +78,9 @@ TEST(Lbfgs, NonFiniteStartIsAnError) {
   EXPECT_THROW(lbfgs_minimize(f, arma::vec{1.0}, LbfgsOptions{}), StageError);
 }
 
-TEST(Lbfgs, NonFiniteTrialPointsAreShortened) {
-  // f = -log(1 - x^2) is +inf outside (-1, 1); minimum 0 at x = 0.
-  Objective f = [](const arma::vec& x, arma::vec& g) {
-    g.set_size(1);
-    double t = 1.0 - x(0) * x(0);
-    if (t <= 0) {
-      g(0) = 0.0;
-      return std::numeric_limits<double>::infinity();
-    }
-    g(0) = 2.0 * x(0) / t;
-    return -std::log(t);
-  };
-  LbfgsOptions o;
-  o.gradient_tolerance = 1e-10;
-  LbfgsResult r = lbfgs_minimize(f, arma::vec{0.9}, o);
-  EXPECT_TRUE(r.converged()) << to_string(r.status);
-  EXPECT_NEAR(r.x(0), 0.0, 1e-10);
-}
+TEST(Lbfgs, NonFiniteTrialPointsAreShortened) { test_problems::expect_barrier_minimised(lbfgs_minimize); }
 
-TEST(Lbfgs, NonFiniteEverywhereAlongTheLineIsAnError) {
-  // Finite only at the start point x = 0 exactly.
-  Objective f = [](const arma::vec& x, arma::vec& g) {
-    g = arma::vec{1.0};
-    return x(0) == 0.0 ? 0.0 : std::numeric_limits<double>::quiet_NaN();
-  };
-  EXPECT_THROW(lbfgs_minimize(f, arma::vec{0.0}, LbfgsOptions{}), StageError);
-}
+TEST(Lbfgs, NonFiniteEverywhereAlongTheLineIsAnError) { test_problems::expect_nan_line_is_error(lbfgs_minimize); }
 
 }  // namespace
 }  // namespace potts

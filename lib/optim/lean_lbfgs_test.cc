@@ -76,34 +76,14 @@ TEST(LeanLbfgs, StoppingRulesAndTheirStatuses) {
 }
 
 TEST(LeanLbfgs, NonFiniteValuesAreShortenedOrAnError) {
-  // f = -log(1 - x^2) is +inf outside (-1, 1); minimum 0 at x = 0.
-  Objective barrier = [](const arma::vec& x, arma::vec& g) {
-    g.set_size(1);
-    const double t = 1.0 - x(0) * x(0);
-    if (t <= 0) {
-      g(0) = 0.0;
-      return std::numeric_limits<double>::infinity();
-    }
-    g(0) = 2.0 * x(0) / t;
-    return -std::log(t);
-  };
-  LbfgsOptions o;
-  o.gradient_tolerance = 1e-10;
-  const LbfgsResult r = lean_lbfgs_minimize(barrier, arma::vec{0.9}, o);
-  EXPECT_TRUE(r.converged()) << to_string(r.status);
-  EXPECT_NEAR(r.x(0), 0.0, 1e-10);
+  test_problems::expect_barrier_minimised(lean_lbfgs_minimize);
 
   Objective nan_start = [](const arma::vec& x, arma::vec& g) {
     g = x;
     return std::numeric_limits<double>::quiet_NaN();
   };
   EXPECT_THROW(lean_lbfgs_minimize(nan_start, arma::vec{1.0}, LbfgsOptions{}), StageError);
-  // Finite only at the start point.
-  Objective nan_line = [](const arma::vec& x, arma::vec& g) {
-    g = arma::vec{1.0};
-    return x(0) == 0.0 ? 0.0 : std::numeric_limits<double>::quiet_NaN();
-  };
-  EXPECT_THROW(lean_lbfgs_minimize(nan_line, arma::vec{0.0}, LbfgsOptions{}), StageError);
+  test_problems::expect_nan_line_is_error(lean_lbfgs_minimize);
 }
 
 // Element k goes to lane k mod 8: here 1e16 and -1e16 cancel in lane 0 and

@@ -1,11 +1,14 @@
 // Problems with known minimisers for the optimisers' tests (lbfgs_test,
 // lean_lbfgs_test).
 #pragma once
+#include <cmath>
 #include <cstdint>
+#include <limits>
 
 #include <armadillo>
 #include <gtest/gtest.h>
 
+#include "lib/core/error.h"
 #include "lib/core/rng.h"
 #include "lib/optim/lbfgs.h"
 
@@ -72,6 +75,36 @@ inline void expect_stop_at_max_iterations(Minimize minimize, LbfgsOptions o) {
   EXPECT_EQ(r.status, LbfgsStatus::kMaxIterations) << to_string(r.status);
   EXPECT_EQ(r.iterations, 3);
   EXPECT_FALSE(r.converged());
+}
+
+// f = -log(1 - x^2) is +inf outside (-1, 1), minimum 0 at x = 0: from
+// x = 0.9 a minimiser shortens its non-finite trial points and converges.
+inline void expect_barrier_minimised(Minimize minimize) {
+  Objective barrier = [](const arma::vec& x, arma::vec& g) {
+    g.set_size(1);
+    const double t = 1.0 - x(0) * x(0);
+    if (t <= 0) {
+      g(0) = 0.0;
+      return std::numeric_limits<double>::infinity();
+    }
+    g(0) = 2.0 * x(0) / t;
+    return -std::log(t);
+  };
+  LbfgsOptions o;
+  o.gradient_tolerance = 1e-10;
+  const LbfgsResult r = minimize(barrier, arma::vec{0.9}, o);
+  EXPECT_TRUE(r.converged()) << to_string(r.status);
+  EXPECT_NEAR(r.x(0), 0.0, 1e-10);
+}
+
+// Finite only at the start point x = 0 exactly: no step can be taken, which
+// is an error (StageError), not a silent stop.
+inline void expect_nan_line_is_error(Minimize minimize) {
+  Objective nan_line = [](const arma::vec& x, arma::vec& g) {
+    g = arma::vec{1.0};
+    return x(0) == 0.0 ? 0.0 : std::numeric_limits<double>::quiet_NaN();
+  };
+  EXPECT_THROW(minimize(nan_line, arma::vec{0.0}, LbfgsOptions{}), StageError);
 }
 
 }  // namespace potts::test_problems
