@@ -8,7 +8,7 @@
 // the cross-entropy summed over all positions is the (negative log)
 // pseudo-likelihood of the Potts model (Besag 1975).
 //
-// Tested by //lib/nn:nn_test.
+// Tested by //lib/nn:models_test, //lib/nn:layers_test.
 #pragma once
 #include <cstdint>
 

@@ -19,7 +19,7 @@
 // path, checked against the double one). Both run the same operations in the
 // same order; only the rounding differs.
 //
-// Tested by //lib/nn:nn_test (finite differences), //lib/linalg:gemm_test (bit for bit),
+// Tested by //lib/nn:layers_test (finite differences), //lib/linalg:gemm_test (bit for bit),
 //  //lib/nn:layer_bits_test (every level's clones against the committed bits).
 #pragma once
 #include <cmath>

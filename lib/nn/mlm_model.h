@@ -14,7 +14,7 @@
 // position kAllPositions asks for all L conditionals of that sequence (the
 // factored model does them in one pass).
 //
-// Tested by //lib/nn:nn_test, //lib/train:trainer_test.
+// Tested by //lib/nn:models_test, //lib/train:trainer_test.
 #pragma once
 #include <cstdint>
 #include <string>

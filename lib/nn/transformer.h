@@ -11,7 +11,7 @@
 // The last block is evaluated only at the masked position (its other outputs
 // never reach the loss), which is exact and saves most of its cost.
 //
-// Tested by //lib/nn:transformer_reference_test (against PyTorch), //lib/nn:nn_test.
+// Tested by //lib/nn:transformer_reference_test (against PyTorch), //lib/nn:models_test.
 #pragma once
 #include <cstdint>
 #include <string>
