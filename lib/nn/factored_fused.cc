@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
-#include <type_traits>
 #include <vector>
 
 #include <immintrin.h>
@@ -51,19 +50,12 @@ bool factored_attention_fused_supports(arma::uword C) { return C >= 4 && C <= 32
 // instruction on CPUs with AVX2 and FMA, glibc's fma() lane by lane
 // elsewhere (correctly rounded in software where the CPU has no FMA). Both
 // give the same bits, so the fused kernel does not depend on the CPU.
-template <class T>
-static inline __attribute__((always_inline)) typename Lanes4<T>::type madd_lanes(typename Lanes4<T>::type a,
-                                                                                 typename Lanes4<T>::type b,
-                                                                                 typename Lanes4<T>::type c) {
-  typename Lanes4<T>::type r;
-  for (int l = 0; l < 4; ++l) r[l] = std::fma(a[l], b[l], c[l]);
-  return r;
-}
 struct SoftwareFma {
   template <class V>
   static inline __attribute__((always_inline)) V madd(V a, V b, V c) {
-    typedef std::remove_reference_t<decltype(a[0])> T;
-    return madd_lanes<T>(a, b, c);
+    V r;
+    for (int l = 0; l < 4; ++l) r[l] = std::fma(a[l], b[l], c[l]);
+    return r;
   }
 };
 struct HardwareFma {
@@ -75,6 +67,18 @@ struct HardwareFma {
       Lanes4<float>::type a, Lanes4<float>::type b, Lanes4<float>::type c) {
     return (Lanes4<float>::type)_mm_fmadd_ps((__m128)a, (__m128)b, (__m128)c);
   }
+};
+
+// The fused kernel's buffers (factored_fused.inc), as raw pointers into the
+// kernel's own vectors. Az: A with a zero diagonal; H, Gc: one column of L
+// rows per colour of s; E: the target rows' logits, then dz; nu target rows,
+// n colours of s.
+template <class T>
+struct FusedWork {
+  arma::uword L, L4, nu, n;
+  T *Az, *E, *H, *Gc, *Vs, *dAb, *mx, *zt, *G;
+  arma::uword *rows, *colour, *group;
+  int* slot;
 };
 
 // The kernel, once per multiply-add (lib/nn/factored_fused.inc).
