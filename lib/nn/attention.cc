@@ -151,8 +151,8 @@ __attribute__((always_inline)) inline void forward_queries(Mat<T>& O, Mat<T>& P,
 
 template <class T, arma::uword kL, arma::uword kD>
 POTTS_ISA_CLONED_AVX2 static void attention_forward_impl(Mat<T>& O, Mat<T>& P, const Mat<T>& Q, const Mat<T>& K,
-                                                   const Mat<T>& V, arma::uword L_rt, arma::uword Lq,
-                                                   arma::uword b_begin, arma::uword b_end) {
+                                                         const Mat<T>& V, arma::uword L_rt, arma::uword Lq,
+                                                         arma::uword b_begin, arma::uword b_end) {
   constexpr int G = kQueryGroup;
   const arma::uword L = kL ? kL : L_rt, d = kD ? kD : Q.n_rows, dv = kD ? kD : V.n_rows;
   const T scale = T(1.0 / std::sqrt(double(d)));
@@ -267,9 +267,9 @@ __attribute__((always_inline)) inline void backward_queries(Mat<T>& dQ, const Ma
 
 template <class T, arma::uword kL, arma::uword kD>
 POTTS_ISA_CLONED_AVX2 static void attention_backward_impl(Mat<T>& dQ, Mat<T>& dK, Mat<T>& dV, const Mat<T>& dO,
-                                                    const Mat<T>& P, const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V,
-                                                    arma::uword L_rt, arma::uword Lq, Grad mode,
-                                                    arma::uword b_begin, arma::uword b_end) {
+                                                          const Mat<T>& P, const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V,
+                                                          arma::uword L_rt, arma::uword Lq, Grad mode,
+                                                          arma::uword b_begin, arma::uword b_end) {
   constexpr int G = kQueryGroup;
   const arma::uword L = kL ? kL : L_rt, d = kD ? kD : Q.n_rows, dv = kD ? kD : V.n_rows;
   const bool overwrite = mode == Grad::kOverwrite;

@@ -27,7 +27,7 @@ void linear_forward(Mat<T>& Y, const Mat<T>& X, const Mat<T>& W, const Mat<T>& b
 
 template <class T>
 POTTS_ISA_CLONED_AVX2 void linear_backward(Mat<T>* dX, Mat<T>& dW, Mat<T>& db, const Mat<T>& dY, const Mat<T>& X,
-                                     const Mat<T>& W) {
+                                           const Mat<T>& W) {
   // in the forward pass this was: Y = W X + b 1^T, so now we have:
   // dL/dW += dY X^T
   gemm(false, true, dY.n_rows, X.n_rows, dY.n_cols, T(1), dY.memptr(), dY.n_rows, X.memptr(), X.n_rows, T(1),
@@ -80,7 +80,7 @@ POTTS_ISA_CLONED_AVX2 void relu_backward(Mat<T>& dX, const Mat<T>& dY, const Mat
 // is the general case. Same operations in the same order either way.
 template <class T, arma::uword kD>
 POTTS_ISA_CLONED_AVX2 static void layernorm_forward_impl(Mat<T>& Y, LayerNormCacheT<T>& cache, const Mat<T>& X,
-                                                   const Mat<T>& gamma, const Mat<T>& beta, double eps) {
+                                                         const Mat<T>& gamma, const Mat<T>& beta, double eps) {
   const arma::uword d = kD ? kD : X.n_rows, n = X.n_cols;
   Y.set_size(d, n);
   cache.xhat.set_size(d, n);
@@ -109,8 +109,8 @@ POTTS_ISA_CLONED_AVX2 static void layernorm_forward_impl(Mat<T>& Y, LayerNormCac
 
 template <class T, arma::uword kD>
 POTTS_ISA_CLONED_AVX2 static void layernorm_backward_impl(Mat<T>& dX, Mat<T>& dgamma, Mat<T>& dbeta, const Mat<T>& dY,
-                                                    const LayerNormCacheT<T>& cache, const Mat<T>& gamma,
-                                                    bool overwrite) {
+                                                          const LayerNormCacheT<T>& cache, const Mat<T>& gamma,
+                                                          bool overwrite) {
   // forward: y = gamma xhat + beta, xhat = (x - mean) rstd, so now we have
   //   dxhat = dy gamma,
   //   dx = rstd (dxhat - mean(dxhat) - xhat mean(dxhat xhat)).
@@ -163,7 +163,7 @@ void layernorm_backward(Mat<T>& dX, Mat<T>& dgamma, Mat<T>& dbeta, const Mat<T>&
 // ---------------------------------------------------------------------------
 template <class T>
 POTTS_ISA_CLONED_AVX2 void embedding_forward(Mat<T>& X, const std::vector<int>& tokens, const Mat<T>& W_emb,
-                                       const Mat<T>& b_emb, const Mat<T>& PE, arma::uword L) {
+                                             const Mat<T>& b_emb, const Mat<T>& PE, arma::uword L) {
   const arma::uword d = W_emb.n_rows, n = tokens.size();
   X.set_size(d, n);
   const T* be = b_emb.memptr();
@@ -177,7 +177,7 @@ POTTS_ISA_CLONED_AVX2 void embedding_forward(Mat<T>& X, const std::vector<int>& 
 
 template <class T>
 POTTS_ISA_CLONED_AVX2 void embedding_backward(Mat<T>& dW_emb, Mat<T>& db_emb, const Mat<T>& dX,
-                                        const std::vector<int>& tokens) {
+                                              const std::vector<int>& tokens) {
   // forward: x_t = W_emb onehot(token_t) + b_emb + pe, so dW_emb[:, token_t] += dx_t, db_emb += dx_t
   const arma::uword d = dX.n_rows;
   T* db = db_emb.memptr();
@@ -269,7 +269,7 @@ POTTS_ISA_CLONED_AVX2 double cross_entropy_forward(Mat<T>& probs, const Mat<T>& 
 
 template <class T>
 POTTS_ISA_CLONED_AVX2 void cross_entropy_backward(Mat<T>& dZ, const Mat<T>& probs, const std::vector<int>& targets,
-                                            double scale) {
+                                                  double scale) {
   // forward: loss = logsumexp(z) - z[y], so dz = p - onehot(y)
   const arma::uword C = probs.n_rows;
   const T s = T(scale);
@@ -316,7 +316,7 @@ POTTS_ISA_CLONED_AVX2 double cross_entropy_rows_forward(Mat<T>& probs_t, const M
 
 template <class T>
 POTTS_ISA_CLONED_AVX2 void cross_entropy_rows_backward(Mat<T>& dZt, const Mat<T>& probs_t, const std::vector<int>& targets,
-                                                 double scale) {
+                                                       double scale) {
   // forward: loss = logsumexp(z) - z[y], so dz = p - onehot(y); unused rows of p are zero
   const arma::uword n = probs_t.n_rows, C = probs_t.n_cols;
   const T s = T(scale);
@@ -332,7 +332,7 @@ POTTS_ISA_CLONED_AVX2 void cross_entropy_rows_backward(Mat<T>& dZt, const Mat<T>
 // ---------------------------------------------------------------------------
 template <class T>
 POTTS_ISA_CLONED_AVX2 void factored_attention_forward(Mat<T>& Zt, Mat<T>& Ht, const std::vector<int>& sequences,
-                                                const Mat<T>& A, const Mat<T>& V, arma::uword L) {
+                                                      const Mat<T>& A, const Mat<T>& V, arma::uword L) {
   const arma::uword C = V.n_rows, B = sequences.size() / L, n = B * L;
   Mat<T> Ad = A;  // the masked position does not attend to itself: A_jj = 0
   Ad.diag().zeros();
@@ -353,7 +353,7 @@ POTTS_ISA_CLONED_AVX2 void factored_attention_forward(Mat<T>& Zt, Mat<T>& Ht, co
 
 template <class T>
 POTTS_ISA_CLONED_AVX2 void factored_attention_backward(Mat<T>& dA, Mat<T>& dV, const Mat<T>& dZt, const Mat<T>& Ht,
-                                                 const std::vector<int>& sequences, const Mat<T>& V, arma::uword L) {
+                                                       const std::vector<int>& sequences, const Mat<T>& V, arma::uword L) {
   const arma::uword B = sequences.size() / L, n = B * L;
   // forward: Zt = Ht V^T, so dV += dZt^T Ht and dHt = dZt V
   gemm(true, false, V.n_rows, Ht.n_cols, n, T(1), dZt.memptr(), n, Ht.memptr(), n, T(1), dV.memptr(), dV.n_rows);

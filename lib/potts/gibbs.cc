@@ -325,7 +325,7 @@ POTTS_INLINE void gibbs_kernel_body(KernelState& st, Rng& rng, arma::uword first
 
 // The kernel, cloned per instruction-set level (lib/core/isa.h).
 POTTS_ISA_CLONED_AVX2 void gibbs_kernel(KernelState& st, Rng& rng, arma::uword first, arma::uword last,
-                                   std::uint64_t rounds) {
+                                        std::uint64_t rounds) {
   if (st.Cp == 20 && st.bounded) gibbs_kernel_body<5, true>(st, rng, first, last, rounds);
   else if (st.Cp == 20) gibbs_kernel_body<5, false>(st, rng, first, last, rounds);
   else gibbs_kernel_body<0, false>(st, rng, first, last, rounds);
