@@ -1,6 +1,5 @@
 #include "lib/nn/factored_attention.h"
 
-#include "lib/core/rng.h"
 #include "lib/nn/all_positions.h"
 
 namespace potts {
@@ -16,26 +15,12 @@ FactoredAttention::FactoredAttention(arma::uword L, arma::uword C, Precision pre
       precision_(precision) {}
 
 void FactoredAttention::initialise(double std_A, double std_V, std::uint64_t seed) {
-  Rng rng(seed, streams::kInit);
-  for (arma::uword j = 0; j < L_; ++j)
-    for (arma::uword i = 0; i < L_; ++i) A(i, j) = (i == j) ? 0.0 : std_A * rng.normal();
-  for (arma::uword b = 0; b < C_; ++b)
-    for (arma::uword a = 0; a < C_; ++a) V(a, b) = std_V * rng.normal();
+  initialise_position_value(A, std_A, V, std_V, seed);
 }
 
 double FactoredAttention::forward_backward(const Batch& batch, bool want_grad) {
-  const arma::uword B = batch.rows.size();
-  tokens_.resize(B * L_);
-  targets_.resize(B * L_);
-  for (arma::uword b = 0; b < B; ++b) {
-    const int* s = batch.data->row(batch.rows[b]);
-    for (arma::uword i = 0; i < L_; ++i) {
-      tokens_[b * L_ + i] = s[i];
-      // every position is predicted in the pass; only the requested ones count
-      const bool used = batch.masked[b] == kAllPositions || batch.masked[b] == int(i);
-      targets_[b * L_ + i] = used ? s[i] : -1;
-    }
-  }
+  // every position is predicted in the pass; only the requested ones count
+  unmasked_pass(batch, L_, tokens_, targets_);
   if (precision_ == Precision::kDouble) return run(double_pass_, A, V, dA, dV, want_grad);
   Pass<float>& f = float_pass_;
   f.A = arma::conv_to<arma::fmat>::from(A);

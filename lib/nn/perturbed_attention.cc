@@ -11,7 +11,6 @@
 #include <algorithm>
 
 #include "lib/core/error.h"
-#include "lib/core/rng.h"
 #include "lib/nn/all_positions.h"
 
 namespace potts {
@@ -103,28 +102,14 @@ PerturbedAttention::PerturbedAttention(arma::uword L, arma::uword C, double a)
 }
 
 void PerturbedAttention::initialise(double std_W, double std_V, std::uint64_t seed) {
-  Rng rng(seed, streams::kInit);
-  for (arma::uword j = 0; j < L_; ++j)
-    for (arma::uword i = 0; i < L_; ++i) W(i, j) = (i == j) ? 0.0 : std_W * rng.normal();
-  for (arma::uword c = 0; c < L_; ++c)
-    for (arma::uword r = 0; r < L_; ++r) V(r, c) = std_V * rng.normal();
+  initialise_position_value(W, std_W, V, std_V, seed);
 }
 
 double PerturbedAttention::forward_backward(const Batch& batch, bool want_grad) {
-  const arma::uword B = batch.rows.size();
   if (batch.data->L != L_)
     require_perturbed_shapes(batch.data->L, L_, L_, "PerturbedAttention: sequences");
-  tokens_.resize(B * L_);
-  targets_.resize(B * L_);
-  for (arma::uword b = 0; b < B; ++b) {
-    const int* s = batch.data->row(batch.rows[b]);
-    for (arma::uword i = 0; i < L_; ++i) {
-      tokens_[b * L_ + i] = s[i];
-      // every position is predicted in the pass; only the requested ones count
-      const bool used = batch.masked[b] == kAllPositions || batch.masked[b] == int(i);
-      targets_[b * L_ + i] = used ? s[i] : -1;
-    }
-  }
+  // every position is predicted in the pass; only the requested ones count
+  unmasked_pass(batch, L_, tokens_, targets_);
   perturbed_attention_forward(Z_, H_, tokens_, W, V, a_, L_);
   const double loss = cross_entropy_forward(probs_, Z_, targets_);
   if (want_grad) {

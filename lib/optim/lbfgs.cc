@@ -9,6 +9,15 @@
 
 namespace potts {
 
+LbfgsOptions read_lbfgs_options(Config& cfg) {
+  LbfgsOptions lo;
+  lo.max_iterations = int(cfg.integer("max_iterations", 1, 1000000));
+  lo.gradient_tolerance = cfg.number_open("gradient_tolerance", 0.0, 1.0);
+  if (cfg.has("relative_decrease")) lo.relative_decrease = cfg.number("relative_decrease", 0.0, 1.0);
+  if (cfg.has("lbfgs_memory")) lo.memory = int(cfg.integer("lbfgs_memory", 1, 100));
+  return lo;
+}
+
 std::string to_string(LbfgsStatus s) {
   switch (s) {
     case LbfgsStatus::kGradientConverged: return "gradient_converged";

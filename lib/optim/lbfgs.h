@@ -30,6 +30,8 @@
 
 #include <armadillo>
 
+#include "lib/core/config.h"
+
 namespace potts {
 
 using Objective = std::function<double(const arma::vec& x, arma::vec& grad)>;
@@ -45,6 +47,11 @@ struct LbfgsOptions {
   // Called after every iteration with (iteration, f, ||grad||); may be empty.
   std::function<void(int, double, double)> on_iteration;
 };
+
+// The options a fit's configuration gives: max_iterations and
+// gradient_tolerance, and optionally relative_decrease and lbfgs_memory (the
+// correction pairs kept); the rest keep their defaults.
+LbfgsOptions read_lbfgs_options(Config& cfg);
 
 enum class LbfgsStatus { kGradientConverged, kRelativeDecrease, kMaxIterations, kLineSearchFailed };
 std::string to_string(LbfgsStatus s);

@@ -58,16 +58,15 @@ double integrated_autocorrelation_time(const std::vector<double>& x, std::size_t
 }
 
 nlohmann::json DataDiagnostics::json() const {
-  nlohmann::json j;
-  j["distinct_train_sequences"] = distinct_train;
-  j["distinct_test_sequences"] = distinct_test;
-  j["test_in_train_share"] = test_in_train;
-  j["energy_autocorrelation_sweeps"] = tau_energy_sweeps;
-  j["energy_autocorrelation_is_lower_bound"] = tau_lower_bound;
-  j["independent_chain_hamming"] = chain_hamming;
-  j["independent_chain_spread"] = chain_spread;
-  j["degenerate"] = !warnings.empty();
-  j["warnings"] = warnings;
+  nlohmann::json j = {{"distinct_train_sequences", distinct_train},
+                      {"distinct_test_sequences", distinct_test},
+                      {"test_in_train_share", test_in_train},
+                      {"energy_autocorrelation_sweeps", tau_energy_sweeps},
+                      {"energy_autocorrelation_is_lower_bound", tau_lower_bound},
+                      {"independent_chain_hamming", chain_hamming},
+                      {"independent_chain_spread", chain_spread},
+                      {"degenerate", !warnings.empty()},
+                      {"warnings", warnings}};
   return j;
 }
 

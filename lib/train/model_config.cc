@@ -38,4 +38,8 @@ std::unique_ptr<nn::MlmModel> make_model(const ModelConfig& m, arma::uword L, ar
   return tr;
 }
 
+nlohmann::json architecture_summary(const nn::TransformerOptions& t) {
+  return {{"layers", t.layers}, {"d", t.d}, {"ffn_width", t.ffn_width}, {"head", t.head}};
+}
+
 }  // namespace potts::train

@@ -8,6 +8,8 @@
 #include <memory>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "lib/core/config.h"
 #include "lib/nn/mlm_model.h"
 #include "lib/nn/transformer.h"
@@ -28,5 +30,9 @@ ModelConfig read_model_config(Config& cfg, const std::string& kind);
 
 // The model for sequences of length L over C states, initialised from seed.
 std::unique_ptr<nn::MlmModel> make_model(const ModelConfig& m, arma::uword L, arma::uword C, std::uint64_t seed);
+
+// The vanilla transformer's shape as the training stages' summaries record
+// it: layers, d, ffn_width and head.
+nlohmann::json architecture_summary(const nn::TransformerOptions& t);
 
 }  // namespace potts::train

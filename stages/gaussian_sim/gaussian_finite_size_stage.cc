@@ -69,13 +69,8 @@ void run_gaussian_finite_size(Stage& st) {
     }
   }
   table.save(st.output("realisations.csv"));
-  nlohmann::json s;
-  s["D"] = D;
-  s["lambda"] = lambda;
-  s["sigma2"] = t.noise_sigma2;
-  s["rho"] = t.rho;
-  s["realisations"] = R;
-  s["points"] = points;
+  nlohmann::json s = {{"D", D},       {"lambda", lambda},  {"sigma2", t.noise_sigma2},
+                      {"rho", t.rho}, {"realisations", R}, {"points", points}};
   st.write_summary(s);
 }
 

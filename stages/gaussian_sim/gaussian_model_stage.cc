@@ -41,22 +41,25 @@ void run_gaussian_model(Stage& st) {
   h5.scalar("masked_index", static_cast<double>(masked));
   h5.save(st.output("model.h5"));
 
-  nlohmann::json s;
-  s["L"] = L;
-  s["D"] = D;
-  s["Delta"] = Delta;
-  s["masked_index"] = masked;
-  s["lambda"] = lambda;
-  s["sigma2"] = t.noise_sigma2;
-  s["rho"] = t.rho;
-  s["J_tilde_eigenvalue_min"] = spec_J.min();
-  s["J_tilde_eigenvalue_max"] = spec_J.max();
-  s["Omega_eigenvalue_min"] = spec_Omega.min();
-  s["Omega_eigenvalue_max"] = spec_Omega.max();
-  s["alpha_grid"] = {
-      {"alpha_min", grid.alpha_min}, {"alpha_max", grid.alpha_max}, {"points_per_decade", grid.points_per_decade},
-      {"dense_min", grid.dense_min}, {"dense_max", grid.dense_max}, {"dense_points", grid.dense_points}};
-  s["sample_counts"] = n;
+  nlohmann::json s = {{"L", L},
+                      {"D", D},
+                      {"Delta", Delta},
+                      {"masked_index", masked},
+                      {"lambda", lambda},
+                      {"sigma2", t.noise_sigma2},
+                      {"rho", t.rho},
+                      {"J_tilde_eigenvalue_min", spec_J.min()},
+                      {"J_tilde_eigenvalue_max", spec_J.max()},
+                      {"Omega_eigenvalue_min", spec_Omega.min()},
+                      {"Omega_eigenvalue_max", spec_Omega.max()},
+                      {"alpha_grid",
+                       {{"alpha_min", grid.alpha_min},
+                        {"alpha_max", grid.alpha_max},
+                        {"points_per_decade", grid.points_per_decade},
+                        {"dense_min", grid.dense_min},
+                        {"dense_max", grid.dense_max},
+                        {"dense_points", grid.dense_points}}},
+                      {"sample_counts", n}};
   std::vector<double> alphas;
   for (auto k : n) alphas.push_back(static_cast<double>(k) / D);
   s["alphas"] = alphas;

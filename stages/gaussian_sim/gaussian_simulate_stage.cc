@@ -53,12 +53,7 @@ void run_gaussian_simulate(Stage& st) {
     }
   }
   table.save(st.output("realisations.csv"));
-  nlohmann::json s;
-  s["chunk"] = chunk;
-  s["chunks"] = chunks;
-  s["lambda"] = lambda;
-  s["D"] = D;
-  s["samples_drawn"] = done;
+  nlohmann::json s = {{"chunk", chunk}, {"chunks", chunks}, {"lambda", lambda}, {"D", D}, {"samples_drawn", done}};
   st.write_summary(s);
 }
 

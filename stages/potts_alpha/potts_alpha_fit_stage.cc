@@ -50,13 +50,15 @@ void run_potts_alpha_fit(Stage& st) {
       progress.update(done);
     }
   table.save(st.output("realisations.csv"));
-  nlohmann::json s;
-  s["chunk"] = chunk;
-  s["chunks"] = chunks;
-  s["fits"] = fits;
-  s["not_converged"] = not_converged;
-  s["status_codes"] = {
-      {"0", "gradient_converged"}, {"1", "relative_decrease"}, {"2", "max_iterations"}, {"3", "line_search_failed"}};
+  nlohmann::json s = {{"chunk", chunk},
+                      {"chunks", chunks},
+                      {"fits", fits},
+                      {"not_converged", not_converged},
+                      {"status_codes",
+                       {{"0", "gradient_converged"},
+                        {"1", "relative_decrease"},
+                        {"2", "max_iterations"},
+                        {"3", "line_search_failed"}}}};
   st.write_summary(s);
 }
 

@@ -62,12 +62,7 @@ CouplingRun read_run(Config& cfg) {
   // model training (one restart).
   r.optimiser = cfg.choice("optimiser", {"lbfgs", "lean-lbfgs", "sgd"});
   if (r.lbfgs()) {
-    r.lo.max_iterations = int(cfg.integer("max_iterations", 1, 1000000));
-    r.lo.gradient_tolerance = cfg.number_open("gradient_tolerance", 0.0, 1.0);
-    // Optional: a stopping rule on the objective's decrease per iteration,
-    // and the number of correction pairs L-BFGS keeps (its memory).
-    if (cfg.has("relative_decrease")) r.lo.relative_decrease = cfg.number("relative_decrease", 0.0, 1.0);
-    if (cfg.has("lbfgs_memory")) r.lo.memory = int(cfg.integer("lbfgs_memory", 1, 100));
+    r.lo = read_lbfgs_options(cfg);
   } else {
     r.so.epochs = int(cfg.integer("epochs", 1, 1000000));
     r.so.batch_size = arma::uword(cfg.integer("batch_size", 1, 1000000));

@@ -53,17 +53,16 @@ void run_proteins_freecontact(Stage& st) {
   h5.save(st.output("scores.h5"));
   std::size_t pairs = 0;
   for (char c : text) pairs += c == '\n';
-  nlohmann::json s;
-  s["model"] = profile;
-  s["profile"] = profile;
-  s["freecontact"] = binary;
-  s["freecontact_version"] = version;
-  s["pairs_listed"] = pairs;
-  s["fit_on"] = fit_on;
-  s["fit_sequences"] = fit_sequences;
-  s["L"] = L;
-  s["scores"] = profile == "evfold" ? "freecontact's corrected norm (CN), APC-corrected by freecontact"
-                                    : "freecontact's PSICOV score";
+  nlohmann::json s = {{"model", profile},
+                      {"profile", profile},
+                      {"freecontact", binary},
+                      {"freecontact_version", version},
+                      {"pairs_listed", pairs},
+                      {"fit_on", fit_on},
+                      {"fit_sequences", fit_sequences},
+                      {"L", L},
+                      {"scores", profile == "evfold" ? "freecontact's corrected norm (CN), APC-corrected by freecontact"
+                                                     : "freecontact's PSICOV score"}};
   st.write_summary(s);
 }
 

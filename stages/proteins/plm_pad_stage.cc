@@ -24,11 +24,7 @@ void run_proteins_plm_pad(Stage& st) {
   PadPlmPenalty pen;
   pen.lambda_h = cfg.number("lambda_h", 0.0, 1e6);
   pen.lambda_c = cfg.number("lambda_c", 0.0, 1e6);
-  LbfgsOptions lo;
-  lo.max_iterations = int(cfg.integer("max_iterations", 1, 1000000));
-  lo.gradient_tolerance = cfg.number_open("gradient_tolerance", 0.0, 1.0);
-  lo.relative_decrease = cfg.number("relative_decrease", 0.0, 1.0);
-  lo.memory = int(cfg.integer("lbfgs_memory", 1, 100));
+  LbfgsOptions lo = read_lbfgs_options(cfg);
   const std::string fit_on = cfg.choice("fit_on", {"all", "train"});
   cfg.finish();
   const PadFitData d = read_pad_fit_data(st, fit_on);

@@ -19,9 +19,7 @@ void run_proteins_plm(Stage& st) {
   PlmPenalty pen;
   pen.lambda_h = cfg.number("lambda_h", 0.0, 1e6);
   pen.lambda_W = cfg.number("lambda_W", 0.0, 1e6);
-  LbfgsOptions lo;
-  lo.max_iterations = int(cfg.integer("max_iterations", 1, 1000000));
-  lo.gradient_tolerance = cfg.number_open("gradient_tolerance", 0.0, 1.0);
+  LbfgsOptions lo = read_lbfgs_options(cfg);
   cfg.finish();
   const FamilyData f = read_family(st);
   const arma::imat train = nn::to_imat(f.train), test = nn::to_imat(f.test);

@@ -66,10 +66,7 @@ nlohmann::json train_summary(const std::string& kind, const train::ModelConfig& 
     s["scores"] = "APC-corrected Frobenius norm of the zero-sum-gauge blocks A_ij V, gap excluded";
   } else {
     const nn::TransformerOptions& tro = mc.transformer;
-    s["layers"] = tro.layers;
-    s["d"] = tro.d;
-    s["ffn_width"] = tro.ffn_width;
-    s["head"] = tro.head;
+    s.update(train::architecture_summary(tro));
     s["scores"] = tro.layers >= 2 ? "APC-corrected symmetrised attention map, mean of the last two layers"
                                   : "APC-corrected symmetrised attention map of the layer";
   }

@@ -26,17 +26,16 @@ void run_factored_excess(Stage& st) {
                      " and " + std::to_string(C) + " x " + std::to_string(C) + " (the sample's L and C)");
   const FiniteSampleExcess e = finite_sample_excess(fa, train, step, tol);
   const double d_eff = factored_d_eff(double(L), double(C));
-  nlohmann::json s;
-  s["seed"] = best;
-  s["excess_per_position"] = e.excess_per_position;
-  s["trace"] = e.trace;
-  s["rank"] = e.rank;
-  s["d_eff"] = d_eff;
-  s["count_excess_per_position"] = d_eff / (2.0 * double(train.M) * double(L));
-  s["gradient_norm"] = e.gradient_norm;
-  s["train_sequences"] = train.M;
-  s["L"] = L;
-  s["C"] = C;
+  nlohmann::json s = {{"seed", best},
+                      {"excess_per_position", e.excess_per_position},
+                      {"trace", e.trace},
+                      {"rank", e.rank},
+                      {"d_eff", d_eff},
+                      {"count_excess_per_position", d_eff / (2.0 * double(train.M) * double(L))},
+                      {"gradient_norm", e.gradient_norm},
+                      {"train_sequences", train.M},
+                      {"L", L},
+                      {"C", C}};
   st.write_summary(s);
 }
 

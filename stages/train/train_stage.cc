@@ -67,10 +67,7 @@ void run_train(Stage& st) {
                  {"init_std_V", mc.init_std_V}};
   } else {
     const nn::TransformerOptions& tro = mc.transformer;
-    s["layers"] = tro.layers;
-    s["d"] = tro.d;
-    s["ffn_width"] = tro.ffn_width;
-    s["head"] = tro.head;
+    s.update(train::architecture_summary(tro));
     s["output_projection"] = tro.output_projection;
     s["layernorm_eps"] = tro.layernorm_eps;
     s["init"] = "Xavier-uniform weights, zero biases, LayerNorm gamma 1 beta 0";
