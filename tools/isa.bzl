@@ -15,26 +15,32 @@ bytes.
 
 load("@rules_cc//cc:defs.bzl", "cc_library", "cc_test")
 
+_GTEST_MAIN = "//third_party:gtest_main"
+
 # The levels a test pins, below the CPU's own (which the unpinned build
 # runs): lib/core/isa.h's POTTS_ISA_PIN values.
 PINNED_LEVELS = {"baseline": 0, "avx2": 1}
 
 def isa_cloned_library(name, tests = [], pinned = True, **kwargs):
-    """cc_library `name` (kwargs as cc_library's) and, for each level of
+    """cc_library `name` (kwargs as cc_library's; srcs and hdrs by default
+    `name`.cc and `name`.h, as cc_unit's) and, for each level of
     PINNED_LEVELS, `name`_<level> (testonly, private): the same sources with
     POTTS_ISA_PIN, never linked together with `name`.
 
-    Each entry of `tests` is a dict with "name", "srcs", "deps" and optionally
-    "args", "pinned_args" (the pinned runs' arguments, by default "args"),
-    "copts", "data", "size": a cc_test against `name`, and <test name>_<level>
-    against each pinned build (compiled with the same define, so that it can
-    skip where the CPU lacks the level: isa_pin_runs_here()), tagged
-    "pinned" (the bits of a clone are the compiler's, not the sanitizers'
-    business: .ci/run's sanitizer tier leaves them out).
+    Each entry of `tests` is a dict with "name" and optionally "srcs" (by
+    default <test name>.cc), "deps", "args", "pinned_args" (the pinned runs'
+    arguments, by default "args"), "copts", "data", "size", "gtest_main"
+    (False: the test has its own main): a cc_test against `name`, and <test name>_<level> against each
+    pinned build (compiled with the same define, so that it can skip where
+    the CPU lacks the level: isa_pin_runs_here()), tagged "pinned" (the bits
+    of a clone are the compiler's, not the sanitizers' business: .ci/run's
+    sanitizer tier leaves them out).
 
     pinned = False: a library whose tests run every level themselves (through
     an entry point that takes the level) needs no pinned builds.
     """
+    kwargs.setdefault("srcs", [name + ".cc"])
+    kwargs.setdefault("hdrs", [name + ".h"])
     cc_library(name = name, **kwargs)
     levels = PINNED_LEVELS if pinned else {}
     pinned_kwargs = {k: v for k, v in kwargs.items() if k not in ["local_defines", "testonly", "visibility"]}
@@ -55,13 +61,13 @@ def isa_cloned_library(name, tests = [], pinned = True, **kwargs):
             cc_test(
                 name = t["name"] + suffix,
                 size = t.get("size", "small"),
-                srcs = t["srcs"],
+                srcs = t.get("srcs", [t["name"] + ".cc"]),
                 args = args,
                 copts = t.get("copts", []),
                 data = t.get("data", []),
                 local_defines = defines,
                 tags = tags,
-                deps = [":" + lib] + t["deps"],
+                deps = [":" + lib] + t.get("deps", []) + ([_GTEST_MAIN] if t.get("gtest_main", True) else []),
             )
 
 # A pinned binary's defines: lib/core/isa.h's POTTS_ISA_PIN for every compile.

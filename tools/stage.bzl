@@ -119,15 +119,16 @@ def stage_binary(name, body, deps, main = "main.cc"):
         deps = [":" + body],
     )
 
-def science_test(name, srcs, data, deps = [], pipeline = True, **kwargs):
+def science_test(name, data, srcs = None, deps = [], pipeline = True, **kwargs):
     """A test of a stage's science on stage outputs (`data`): on the quick
     DAG's outputs (`pipeline`: left out of the sanitizer runs, which would
     rerun every stage sanitized; docs/testing.md) or on the committed
-    results/. Links GoogleTest, JSON and the project's readers."""
+    results/. From `name`.cc unless `srcs` says; links GoogleTest, JSON and
+    the project's readers."""
     cc_test(
         name = name,
         size = kwargs.pop("size", "small"),
-        srcs = srcs,
+        srcs = srcs if srcs != None else [name + ".cc"],
         data = data,
         tags = kwargs.pop("tags", []) + (["pipeline"] if pipeline else []),
         deps = depset(deps + [
