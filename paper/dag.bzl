@@ -6,6 +6,14 @@ of the data regime and the paper-scale seeds are in readings.bzl."""
 
 load("//paper:readings.bzl", "HEADLINE", "READINGS")
 
+# What every run of the sample stage writes (//stages/sample:sample).
+SAMPLE_OUTS = [
+    "model.h5",
+    "train.h5",
+    "test.h5",
+    "summary.json",
+]
+
 # The models of figure 2a-c (train configs configs/<scale>_<model>.json):
 # factored self-attention, vanilla transformers with one and three layers.
 MODELS = ["factored", "vanilla1", "vanilla3"]
