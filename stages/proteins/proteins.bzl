@@ -141,6 +141,15 @@ SWEEP_SCORE_OUTS = [
 def coupling_key(run, seed):
     return "cm_" + run + ("_s%d" % seed if seed else "")
 
+def quick_fits(*runs):
+    """The quick family and its fit stages of each of `runs` ({run: seeds})."""
+    return [":quick_pf00071"] + [
+        ":quick_pf00071_" + coupling_key(run, seed)
+        for r in runs
+        for run, seeds in r.items()
+        for seed in seeds
+    ]
+
 # The coupling-model fit stages: each run's binary, config file (from the
 # config prefix and the run) and whether it takes threads.
 FIT_STAGES = {
