@@ -11,26 +11,25 @@
 #include <cstdlib>
 #include <iostream>
 
+#include <CLI/CLI.hpp>
+
 #include "lib/provenance/results.h"
 #include "lib/provenance/stale.h"
 
 int main(int argc, char** argv) {
   std::string dir, fingerprints, root = ".";
   bool require_code = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--stale" && i + 1 < argc) {
-      fingerprints = argv[++i];
-    } else if (a == "--root" && i + 1 < argc) {
-      root = argv[++i];
-    } else if (a == "--require-code") {
-      require_code = true;
-    } else if (dir.empty() && a.rfind("--", 0) != 0) {
-      dir = a;
-    } else {
-      std::cerr << "usage: audit [DIR] [--stale FINGERPRINTS.json [--root DIR] [--require-code]]\n";
-      return 2;
-    }
+  CLI::App app{"Audits a results tree against its MANIFEST.json and its provenance chains; with --stale, also "
+               "against the source tree. Prints every problem, naming the file; exits 1 if there is any.",
+               "audit"};
+  app.add_option("DIR", dir, "the results tree (default: results/ of the workspace under bazel run, else results)");
+  app.add_option("--stale", fingerprints, "the stage fingerprints (//paper:paper_fingerprints) to check against");
+  app.add_option("--root", root, "where the files the fingerprints name are")->capture_default_str();
+  app.add_flag("--require-code", require_code, "a stage without a code fingerprint is stale, not a note");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
   }
   if (dir.empty()) {
     const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");

@@ -11,26 +11,23 @@
 #include <cstdlib>
 #include <iostream>
 
+#include <CLI/CLI.hpp>
+
 #include "lib/core/io.h"
 #include "lib/provenance/results.h"
 
 int main(int argc, char** argv) {
   using namespace potts;
   std::string index_path, dest;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--dest" && i + 1 < argc) {
-      dest = argv[++i];
-    } else if (index_path.empty() && a.rfind("--", 0) != 0) {
-      index_path = a;
-    } else {
-      std::cerr << "usage: collect INDEX.json [--dest DIR]\n";
-      return 2;
-    }
-  }
-  if (index_path.empty()) {
-    std::cerr << "usage: collect INDEX.json [--dest DIR]\n";
-    return 2;
+  CLI::App app{"Copies what INDEX.json lists into a new results tree with its MANIFEST.json and swaps it in whole; "
+               "prints every stage's wall time from its provenance record.",
+               "collect"};
+  app.add_option("INDEX.json", index_path, "the index of a scale (//paper:<scale>_index)")->required();
+  app.add_option("--dest", dest, "the destination (default: results/ of the workspace under bazel run)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
   }
   if (dest.empty()) {
     const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");

@@ -157,6 +157,7 @@ def paper_targets(scale, collector):
         deps = [
             "//lib/core:io",
             "//lib/provenance:results",
+            "//third_party:cli11",
         ],
         tags = tags,
     )

@@ -5,36 +5,26 @@
 #include <cstdlib>
 #include <iostream>
 
+#include <CLI/CLI.hpp>
+
 #include "lib/provenance/results.h"
 #include "lib/provenance/stale.h"
 #include "lib/provenance/trace.h"
 
 int main(int argc, char** argv) {
   std::string file, dir, fingerprints, root = ".";
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--results" && i + 1 < argc) {
-      dir = argv[++i];
-    } else if (a == "--fingerprints" && i + 1 < argc) {
-      fingerprints = argv[++i];
-    } else if (a == "--root" && i + 1 < argc) {
-      root = argv[++i];
-    } else if (a == "-h" || a == "--help") {
-      std::cout << "usage: tools/bazel run //paper:trace -- FILE\n\n"
-                   "Prints the chain of FILE, a file of results/ (e.g. results/figures/fig2a_h70.png): its SHA-256,\n"
-                   "the stage that made it, its configuration and seed, every input with its hash, recursively\n"
-                   "back to the first stage, the code version, and whether it is current or stale (and why).\n";
-      return 0;
-    } else if (file.empty() && a.rfind("--", 0) != 0) {
-      file = a;
-    } else {
-      std::cerr << "trace: unexpected argument '" << a << "' (--help)\n";
-      return 2;
-    }
-  }
-  if (file.empty()) {
-    std::cerr << "trace: give a file of results/, e.g. results/figures/fig2a_h70.png (--help)\n";
-    return 2;
+  CLI::App app{"Prints the chain of FILE, a file of results/ (e.g. results/figures/fig2a_h70.png): its SHA-256, the "
+               "stage that made it, its configuration and seed, every input with its hash, recursively back to the "
+               "first stage, the code version, and whether it is current or stale (and why).",
+               "tools/bazel run //paper:trace --"};
+  app.add_option("FILE", file, "a file of results/")->required();
+  app.add_option("--results", dir, "the results tree (default: results/ of the workspace)");
+  app.add_option("--fingerprints", fingerprints, "the stage fingerprints to judge staleness by");
+  app.add_option("--root", root, "where the files the fingerprints name are")->capture_default_str();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
   }
   const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
   if (dir.empty()) dir = ws ? std::string(ws) + "/results" : "results";

@@ -4,9 +4,10 @@
 
 namespace potts::train {
 
-ModelConfig read_model_config(Config& cfg, const std::string& kind) {
+ModelConfig read_model_config(Config& cfg) {
   ModelConfig m;
-  m.kind = kind;
+  m.kind = cfg.choice("model", {"factored", "vanilla"});
+  const std::string& kind = m.kind;
   m.train = read_train_options(cfg);
   m.precision = read_precision(cfg);
   if (kind == "factored") {
@@ -21,6 +22,7 @@ ModelConfig read_model_config(Config& cfg, const std::string& kind) {
     t.output_projection = cfg.boolean("output_projection");
     t.layernorm_eps = cfg.number_open("layernorm_eps", 0.0, 1.0);
   }
+  cfg.finish();
   return m;
 }
 

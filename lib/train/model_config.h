@@ -1,5 +1,5 @@
-// The model part of a training stage's configuration, shared by the
-// synthetic and the protein training stages: the optimiser keys
+// A training stage's configuration, shared by the synthetic and the protein
+// training stages: the model kind ("model"), the optimiser keys
 // (read_train_options), the precision, and the keys of the model kind
 // ("factored": init_std_A, init_std_V; "vanilla": layers, d, ffn_width,
 // head, output_projection, layernorm_eps). Errors name the file and the key.
@@ -25,8 +25,9 @@ struct ModelConfig {
   nn::TransformerOptions transformer;     // vanilla; L and C are the data's
 };
 
-// `kind`: the value of the config's "model" key, already read.
-ModelConfig read_model_config(Config& cfg, const std::string& kind);
+// The kind from the config's "model" key ("factored" or "vanilla"), then
+// that kind's keys; any other key is an error (Config::finish).
+ModelConfig read_model_config(Config& cfg);
 
 // The model for sequences of length L over C states, initialised from seed.
 std::unique_ptr<nn::MlmModel> make_model(const ModelConfig& m, arma::uword L, arma::uword C, std::uint64_t seed);

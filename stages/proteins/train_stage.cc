@@ -76,11 +76,9 @@ nlohmann::json train_summary(const std::string& kind, const train::ModelConfig& 
 }  // namespace
 
 void run_proteins_train(Stage& st) {
-  Config& cfg = st.config();
-  const std::string kind = cfg.choice("model", {"factored", "vanilla"});
-  const train::ModelConfig mc = train::read_model_config(cfg, kind);
+  const train::ModelConfig mc = train::read_model_config(st.config());
+  const std::string& kind = mc.kind;
   const train::TrainOptions& to = mc.train;
-  cfg.finish();
 
   const FamilyData f = read_family(st);
   const arma::uword L = f.train.L;

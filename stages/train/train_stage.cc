@@ -12,12 +12,10 @@
 namespace potts {
 
 void run_train(Stage& st) {
-  Config& cfg = st.config();
-  // --- configuration (validated before any work) ---
-  const std::string kind = cfg.choice("model", {"factored", "vanilla"});
-  const train::ModelConfig mc = train::read_model_config(cfg, kind);
+  // the configuration, validated before any work
+  const train::ModelConfig mc = train::read_model_config(st.config());
+  const std::string& kind = mc.kind;
   const train::TrainOptions& to = mc.train;
-  cfg.finish();
 
   // --- data ---
   const train::MlmData data = train::read_mlm_data(st);
