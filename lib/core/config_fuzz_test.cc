@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "lib/core/config.h"
+#include "tests/util/config_accessors.h"
 #include "tests/util/fuzz.h"
 
 namespace potts {
@@ -23,15 +24,7 @@ const nlohmann::json kBase = nlohmann::json::parse(R"({
 
 // Reads the config as a stage would, keys in a fixed order.
 void read_all(Config c) {
-  c.number("rate", 0.0, 1.0);
-  c.number_open("fraction", 0.0, 1.0);
-  c.integer("count", 1, 1000);
-  c.boolean("flag");
-  c.string("label");
-  c.choice("mode", {"fixed", "calibrate"});
-  c.numbers("grid", 0.0, 100.0);
-  c.integers("seeds", 0, 1 << 20);
-  c.strings("names");
+  testing_util::read_every_accessor(c);
   if (c.has("section")) {
     Config s = c.section("section");
     s.number("beta");

@@ -15,6 +15,7 @@
 #include "lib/core/config.h"
 #include "lib/core/error.h"
 #include "lib/core/io.h"
+#include "tests/util/config_accessors.h"
 
 #if defined(FUZZ_FLAGS)
 #include "stages/runtime/stage.h"
@@ -62,15 +63,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 #if defined(FUZZ_CONFIG)
     // Every accessor of Config on one document.
     potts::Config c = potts::Config::parse(text, "fuzz.json");
-    c.number("rate", 0.0, 1.0);
-    c.number_open("fraction", 0.0, 1.0);
-    c.integer("count", 1, 1000);
-    c.boolean("flag");
-    c.string("label");
-    c.choice("mode", {"fixed", "calibrate"});
-    c.numbers("grid", 0.0, 100.0);
-    c.integers("seeds", 0, 1 << 20);
-    c.strings("names");
+    potts::testing_util::read_every_accessor(c);
     potts::Config s = c.section("section");
     s.number("beta");
     s.finish();
