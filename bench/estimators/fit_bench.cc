@@ -7,6 +7,7 @@
 
 #include <cblas.h>
 
+#include "bench/util/sequences.h"
 #include "lib/core/rng.h"
 #include "lib/factored/factored_fit.h"
 #include "lib/nn/factored_attention.h"
@@ -17,15 +18,7 @@ using namespace potts;
 
 constexpr arma::uword kL = 20, kC = 20;
 
-nn::SequenceSet random_data(arma::uword M) {
-  Rng rng(1, 5);
-  nn::SequenceSet s;
-  s.M = M;
-  s.L = kL;
-  s.s.resize(M * kL);
-  for (auto& x : s.s) x = int(rng.below(kC));
-  return s;
-}
+nn::SequenceSet random_data(arma::uword M) { return bench::uniform_sequences(M, kL, kC, 1); }
 
 // The full-batch objective with its gradient on data, timed per call.
 void run_objective(benchmark::State& state, const nn::SequenceSet& data) {
@@ -47,10 +40,7 @@ BENCHMARK(BM_FactoredObjective)->ArgName("M")->Arg(30)->Arg(300)->Arg(3000)->Uni
 // (about 10 of 20): the fused kernel's work follows that number.
 nn::SequenceSet few_colour_data(arma::uword M) {
   Rng rng(2, 5);
-  nn::SequenceSet s;
-  s.M = M;
-  s.L = kL;
-  s.s.resize(M * kL);
+  nn::SequenceSet s{M, kL, std::vector<int>(M * kL)};
   for (arma::uword m = 0; m < M; ++m) {
     const arma::uword offset = rng.below(kC);
     for (arma::uword i = 0; i < kL; ++i) s.s[m * kL + i] = int((offset + rng.below(10)) % kC);

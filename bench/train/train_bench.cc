@@ -13,6 +13,7 @@
 
 #include <cblas.h>
 
+#include "bench/util/sequences.h"
 #include "lib/core/rng.h"
 #include "lib/nn/factored_attention.h"
 #include "lib/nn/layers.h"
@@ -24,15 +25,7 @@ using namespace potts;
 
 constexpr arma::uword kM = 3000, kL = 20, kC = 20, kBatch = 100;
 
-nn::SequenceSet random_data() {
-  Rng rng(1, 5);
-  nn::SequenceSet s;
-  s.M = kM;
-  s.L = kL;
-  s.s.resize(kM * kL);
-  for (auto& x : s.s) x = int(rng.below(kC));
-  return s;
-}
+nn::SequenceSet random_data() { return bench::uniform_sequences(kM, kL, kC, 1); }
 
 // One epoch: 30 batches of forward, backward and SGD step.
 void epoch(nn::MlmModel& model, const nn::SequenceSet& data, bool all_positions, Rng& rng) {

@@ -76,13 +76,19 @@ TEST(Models, FullBatchObjective) {
 
 class TransformerGradients : public ::testing::TestWithParam<std::tuple<int, std::string, bool>> {};
 
-TEST_P(TransformerGradients, MatchFiniteDifferences) {
+// A small transformer (L 5, C 4, d 6, FFN 12) with `layers` layers.
+TransformerOptions small_transformer(int layers) {
   TransformerOptions o;
   o.L = 5;
   o.C = 4;
   o.d = 6;
   o.ffn_width = 12;
-  o.layers = std::get<0>(GetParam());
+  o.layers = layers;
+  return o;
+}
+
+TEST_P(TransformerGradients, MatchFiniteDifferences) {
+  TransformerOptions o = small_transformer(std::get<0>(GetParam()));
   o.head = std::get<1>(GetParam());
   o.output_projection = std::get<2>(GetParam());
   VanillaTransformer m(o);
@@ -102,12 +108,7 @@ INSTANTIATE_TEST_SUITE_P(Variants, TransformerGradients,
                                            std::make_tuple(1, std::string("linear"), false)));
 
 TEST(Models, VanillaEvaluationAttentionRowsAreDistributions) {
-  TransformerOptions o;
-  o.L = 5;
-  o.C = 4;
-  o.d = 6;
-  o.ffn_width = 12;
-  o.layers = 3;
+  const TransformerOptions o = small_transformer(3);
   VanillaTransformer m(o);
   m.initialise(5);
   SequenceSet t = random_sequences(7, o.L, o.C, 4);

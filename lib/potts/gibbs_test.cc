@@ -15,6 +15,12 @@
 namespace potts {
 namespace {
 
+// A model of the tests below: its colour kind and inverse temperature.
+struct Case {
+  ColourKind kind;
+  double beta;
+};
+
 // All C^L sequences of a small model, index = sum_i s_i C^i.
 std::vector<arma::irowvec> all_states(arma::uword L, arma::uword C) {
   std::vector<arma::irowvec> out;
@@ -105,10 +111,6 @@ TEST(Gibbs, ConditionalEqualsRatioOfExactProbabilities) {
 // deterministic: fixed seed). Power check: the same histogram must be
 // rejected against the distribution at 1.15 beta.
 TEST(Gibbs, HistogramMatchesBoltzmannDistribution) {
-  struct Case {
-    ColourKind kind;
-    double beta;
-  };
   for (Case c : {Case{ColourKind::kGaussian, 0.8}, Case{ColourKind::kIdentity, 1.2}, Case{ColourKind::kGram, 1.5}}) {
     PottsModel m = make_potts_model(4, 3, c.kind, c.beta, 4);
     auto states = all_states(4, 3);
@@ -142,14 +144,14 @@ TEST(Gibbs, HistogramMatchesBoltzmannDistribution) {
 // that skips the overflow checks, and the diagonal path; at every level
 // (tools/isa.bzl).
 TEST(Gibbs, SingleUpdateDrawsFromTheConditionalAtPaperSize) {
-  struct Case {
+  struct SizedCase {
     ColourKind kind;
     double beta;
     arma::uword C;
   };
-  for (Case c : {Case{ColourKind::kGaussian, 0.85, 20}, Case{ColourKind::kGaussian, 0.12, 20},
-                 Case{ColourKind::kGaussian, 40.0, 20}, Case{ColourKind::kGaussian, 0.85, 18},
-                 Case{ColourKind::kIdentity, 1.0, 20}}) {
+  for (SizedCase c : {SizedCase{ColourKind::kGaussian, 0.85, 20}, SizedCase{ColourKind::kGaussian, 0.12, 20},
+                      SizedCase{ColourKind::kGaussian, 40.0, 20}, SizedCase{ColourKind::kGaussian, 0.85, 18},
+                      SizedCase{ColourKind::kIdentity, 1.0, 20}}) {
     {
       PottsModel m = make_potts_model(20, c.C, c.kind, c.beta, 5);
       GibbsSampler g(m, 11, 3);
@@ -187,10 +189,6 @@ TEST(Gibbs, SingleUpdateDrawsFromTheConditionalAtPaperSize) {
 // Tolerance 1e-12: rounding of ~1e4 increments of size ~1 accumulates to
 // ~1e-14..1e-13.
 TEST(Gibbs, IncrementalFieldsEqualRecomputedFields) {
-  struct Case {
-    ColourKind kind;
-    double beta;
-  };
   for (Case c : {Case{ColourKind::kGaussian, 0.7}, Case{ColourKind::kIdentity, 5.0}, Case{ColourKind::kGram, 2.0}}) {
     PottsModel m = make_potts_model(20, 20, c.kind, c.beta, 3);
     GibbsSampler g(m, 2, 3);
