@@ -13,8 +13,6 @@
 namespace potts {
 namespace {
 
-using test_problems::expect_same_bits_twice;
-using test_problems::expect_stop_at_max_iterations;
 using test_problems::rosenbrock;
 
 TEST(Lbfgs, RosenbrockTwoDimensions) {
@@ -41,25 +39,15 @@ TEST(Lbfgs, RosenbrockFortyDimensions) {
 }
 
 // f = 1/2 x'Qx - b'x with Q SPD (condition number ~1e3): minimiser Q^{-1} b.
-TEST(Lbfgs, ConvexQuadraticMatchesExactSolution) {
-  const arma::uword n = 50;
-  const test_problems::Quadratic f = test_problems::ill_conditioned_quadratic(n, 7);
-  LbfgsOptions o;
-  o.gradient_tolerance = 1e-10;
-  o.max_iterations = 2000;
-  LbfgsResult r = lbfgs_minimize(f, arma::zeros(n), o);
-  arma::vec exact = arma::solve(f.Q, f.b);
-  EXPECT_EQ(r.status, LbfgsStatus::kGradientConverged) << to_string(r.status);
-  EXPECT_LE(r.gradient_norm, 1e-10);
-  // ||x - x*|| <= ||grad|| / lambda_min = 1e-10.
-  EXPECT_LT(arma::norm(r.x - exact), 1e-9);
-}
+TEST(Lbfgs, ConvexQuadraticMatchesExactSolution) { test_problems::expect_quadratic_solved(lbfgs_minimize, 2000); }
 
 TEST(Lbfgs, DeterministicBitForBit) {
-  expect_same_bits_twice(lbfgs_minimize, arma::vec{-1.2, 1.0, 0.3, -0.5}, LbfgsOptions{});
+  test_problems::expect_same_bits_twice(lbfgs_minimize, arma::vec{-1.2, 1.0, 0.3, -0.5}, LbfgsOptions{});
 }
 
-TEST(Lbfgs, MaxIterationsIsReportedAsNotConverged) { expect_stop_at_max_iterations(lbfgs_minimize, LbfgsOptions{}); }
+TEST(Lbfgs, MaxIterationsIsReportedAsNotConverged) {
+  test_problems::expect_stop_at_max_iterations(lbfgs_minimize, LbfgsOptions{});
+}
 
 TEST(Lbfgs, RelativeDecreaseStops) {
   LbfgsOptions o;

@@ -14,8 +14,7 @@
 namespace potts {
 namespace {
 
-using test_problems::expect_same_bits_twice;
-using test_problems::expect_stop_at_max_iterations;
+using test_problems::expect_quadratic_solved;
 using test_problems::rosenbrock;
 
 arma::vec rosenbrock_start(arma::uword n) {
@@ -41,26 +40,18 @@ TEST(LeanLbfgs, RosenbrockConverges) {
 // f = 1/2 x'Qx - b'x, Q SPD with condition number 1e3: the minimiser Q^-1 b,
 // as lbfgs_minimize finds it.
 TEST(LeanLbfgs, ConvexQuadraticMatchesExactSolutionAndTheFullLbfgs) {
-  const arma::uword n = 50;
-  const test_problems::Quadratic f = test_problems::ill_conditioned_quadratic(n, 7);
-  LbfgsOptions o;
-  o.gradient_tolerance = 1e-10;
-  o.max_iterations = 5000;
-  const LbfgsResult r = lean_lbfgs_minimize(f, arma::zeros(n), o);
-  EXPECT_EQ(r.status, LbfgsStatus::kGradientConverged) << to_string(r.status);
-  // ||x - x*|| <= ||grad|| / lambda_min = 1e-10.
-  EXPECT_LT(arma::norm(r.x - arma::solve(f.Q, f.b)), 1e-9);
-  EXPECT_LT(arma::norm(r.x - lbfgs_minimize(f, arma::zeros(n), o).x), 2e-9);
+  const arma::vec x = expect_quadratic_solved(lean_lbfgs_minimize, 5000).x;
+  EXPECT_LT(arma::norm(x - expect_quadratic_solved(lbfgs_minimize, 5000).x), 2e-9);
 }
 
 TEST(LeanLbfgs, DeterministicBitForBit) {
   LbfgsOptions o;
   o.memory = 3;
-  expect_same_bits_twice(lean_lbfgs_minimize, rosenbrock_start(10), o);
+  test_problems::expect_same_bits_twice(lean_lbfgs_minimize, rosenbrock_start(10), o);
 }
 
 TEST(LeanLbfgs, StoppingRulesAndTheirStatuses) {
-  expect_stop_at_max_iterations(lean_lbfgs_minimize, LbfgsOptions{});
+  test_problems::expect_stop_at_max_iterations(lean_lbfgs_minimize, LbfgsOptions{});
   LbfgsOptions o;
   o.gradient_tolerance = 0.0;
   o.relative_decrease = 1e-3;

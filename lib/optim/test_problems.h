@@ -57,6 +57,21 @@ inline Quadratic ill_conditioned_quadratic(arma::uword n, std::uint64_t seed) {
 // Either minimiser (lbfgs_minimize, lean_lbfgs_minimize).
 using Minimize = LbfgsResult (*)(const Objective&, const arma::vec&, const LbfgsOptions&);
 
+// The 50-dimensional ill_conditioned_quadratic(50, 7) from 0 to a gradient
+// norm of 1e-10: converged, and ||x - x*|| <= ||grad|| / lambda_min = 1e-10
+// (checked to 1e-9). Returns the run.
+inline LbfgsResult expect_quadratic_solved(Minimize minimize, int max_iterations) {
+  const Quadratic f = ill_conditioned_quadratic(50, 7);
+  LbfgsOptions o;
+  o.gradient_tolerance = 1e-10;
+  o.max_iterations = max_iterations;
+  const LbfgsResult r = minimize(f, arma::zeros(50), o);
+  EXPECT_EQ(r.status, LbfgsStatus::kGradientConverged) << to_string(r.status);
+  EXPECT_LE(r.gradient_norm, 1e-10);
+  EXPECT_LT(arma::norm(r.x - arma::solve(f.Q, f.b)), 1e-9);
+  return r;
+}
+
 // Two runs from the same start take the same iterations and evaluations
 // and end on the same bits.
 inline void expect_same_bits_twice(Minimize minimize, const arma::vec& x0, const LbfgsOptions& o) {
