@@ -11,10 +11,9 @@
 #include <cstdlib>
 #include <iostream>
 
-#include <CLI/CLI.hpp>
-
 #include "lib/provenance/results.h"
 #include "lib/provenance/stale.h"
+#include "paper/cli.h"
 
 int main(int argc, char** argv) {
   std::string dir, fingerprints, root = ".";
@@ -26,11 +25,7 @@ int main(int argc, char** argv) {
   app.add_option("--stale", fingerprints, "the stage fingerprints (//paper:paper_fingerprints) to check against");
   app.add_option("--root", root, "where the files the fingerprints name are")->capture_default_str();
   app.add_flag("--require-code", require_code, "a stage without a code fingerprint is stale, not a note");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
-  }
+  if (const int rc = potts::parse_arguments(app, argc, argv); rc >= 0) return rc;
   if (dir.empty()) {
     const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
     dir = ws ? std::string(ws) + "/results" : "results";

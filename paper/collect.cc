@@ -11,10 +11,9 @@
 #include <cstdlib>
 #include <iostream>
 
-#include <CLI/CLI.hpp>
-
 #include "lib/core/io.h"
 #include "lib/provenance/results.h"
+#include "paper/cli.h"
 
 int main(int argc, char** argv) {
   using namespace potts;
@@ -24,11 +23,7 @@ int main(int argc, char** argv) {
                "collect"};
   app.add_option("INDEX.json", index_path, "the index of a scale (//paper:<scale>_index)")->required();
   app.add_option("--dest", dest, "the destination (default: results/ of the workspace under bazel run)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
-  }
+  if (const int rc = potts::parse_arguments(app, argc, argv); rc >= 0) return rc;
   if (dest.empty()) {
     const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
     if (!ws) {

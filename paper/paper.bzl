@@ -157,7 +157,7 @@ def paper_targets(scale, collector):
         deps = [
             "//lib/core:io",
             "//lib/provenance:results",
-            "//third_party:cli11",
+            "//paper:cli",
         ],
         tags = tags,
     )

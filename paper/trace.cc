@@ -5,11 +5,10 @@
 #include <cstdlib>
 #include <iostream>
 
-#include <CLI/CLI.hpp>
-
 #include "lib/provenance/results.h"
 #include "lib/provenance/stale.h"
 #include "lib/provenance/trace.h"
+#include "paper/cli.h"
 
 int main(int argc, char** argv) {
   std::string file, dir, fingerprints, root = ".";
@@ -21,11 +20,7 @@ int main(int argc, char** argv) {
   app.add_option("--results", dir, "the results tree (default: results/ of the workspace)");
   app.add_option("--fingerprints", fingerprints, "the stage fingerprints to judge staleness by");
   app.add_option("--root", root, "where the files the fingerprints name are")->capture_default_str();
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
-  }
+  if (const int rc = potts::parse_arguments(app, argc, argv); rc >= 0) return rc;
   const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
   if (dir.empty()) dir = ws ? std::string(ws) + "/results" : "results";
   // Relative paths are the user's, from where they ran `bazel run`.

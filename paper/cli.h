@@ -1,0 +1,20 @@
+// The paper tools' command lines (CLI11): --help prints the usage and exits
+// 0; a bad argument prints what is wrong, with a pointer to --help, and
+// exits 2.
+#pragma once
+#include <CLI/CLI.hpp>
+
+namespace potts {
+
+// Parses argv into app: the exit code if the tool should stop now (0 after
+// --help, 2 after a bad argument), -1 if it should go on.
+inline int parse_arguments(CLI::App& app, int argc, char** argv) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  return -1;
+}
+
+}  // namespace potts
