@@ -64,7 +64,7 @@ cc_binary(
     srcs = ["//paper:collect.cc"],
     args = ["$(rootpath :index)"],
     data = [":index"],
-    deps = ["//lib/core:io", "//lib/provenance:results"],
+    deps = ["//lib/core:io", "//lib/provenance:results", "//paper:cli"],
 )
 EOF
 
