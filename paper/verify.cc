@@ -13,10 +13,9 @@
 #include <cstdlib>
 #include <iostream>
 
-#include <CLI/CLI.hpp>
-
 #include "lib/core/io.h"
 #include "lib/provenance/verify.h"
+#include "paper/cli.h"
 
 int main(int argc, char** argv) {
   using namespace potts::provenance;
@@ -45,14 +44,14 @@ int main(int argc, char** argv) {
                "rebuild every upstream stage too (default: inputs that results/ holds with their recorded SHA-256 "
                "are accepted by hash)");
   app.add_flag("--plan", o.plan_only, "print the chosen stages and what their records cost; build and run nothing");
-  try {
-    app.parse(argc, argv);
+  // Checked once the arguments are parsed (after --help); a ValidationError
+  // is reported as any bad argument.
+  app.callback([&] {
     const int modes = (o.all ? 1 : 0) + (o.sample >= 0 ? 1 : 0) + (o.stages.empty() ? 0 : 1);
     if (modes != 1) throw CLI::ValidationError("selection", "give exactly one of --stage NAME..., --sample K --seed S, --all");
     if (o.sample >= 0 && app.count("--seed") == 0) throw CLI::ValidationError("--sample", "needs --seed S");
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
-  }
+  });
+  if (const int rc = potts::parse_arguments(app, argc, argv); rc >= 0) return rc;
   if (o.results.empty()) o.results = o.workspace + "/results";
   if (o.output_base.empty()) {
     const char* home = std::getenv("HOME");

@@ -30,11 +30,12 @@ def isa_cloned_library(name, tests = [], pinned = True, **kwargs):
     Each entry of `tests` is a dict with "name" and optionally "srcs" (by
     default <test name>.cc), "deps", "args", "pinned_args" (the pinned runs'
     arguments, by default "args"), "copts", "data", "size", "gtest_main"
-    (False: the test has its own main): a cc_test against `name`, and <test name>_<level> against each
-    pinned build (compiled with the same define, so that it can skip where
-    the CPU lacks the level: isa_pin_runs_here()), tagged "pinned" (the bits
-    of a clone are the compiler's, not the sanitizers' business: .ci/run's
-    sanitizer tier leaves them out).
+    (False: the test has its own main): a cc_test against `name`, and
+    <test name>_<level> against each pinned build (compiled with the same
+    define, so that it can skip where the CPU lacks the level:
+    isa_pin_runs_here()), tagged "pinned" (the bits of a clone are the
+    compiler's, not the sanitizers' business: .ci/run's sanitizer tier
+    leaves them out).
 
     pinned = False: a library whose tests run every level themselves (through
     an entry point that takes the level) needs no pinned builds.
