@@ -141,6 +141,8 @@ def paper_targets(scale, collector):
         tool = ":fill",
         inputs = inputs,
         outs = ["paper.md", "paper.html"],
+        # Each number links to the stage that made it, named by its record.
+        reads_records = True,
         tags = tags,
     )
     index[":%s_md" % scale] = "paper.md,paper.html"

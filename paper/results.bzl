@@ -16,6 +16,8 @@ besides upstream stages. The binaries are runfiles too, so the stale check
 compares their bytes with the tool_sha256 each provenance record holds.
 """
 
+load("//tools:stage.bzl", "StageRecordInfo")
+
 FingerprintInfo = provider(fields = {
     "stages": "depset of '\"target\": {...}' JSON snippets, one per stage",
     "tools": "depset of '\"tool\": [files]' JSON snippets",
@@ -98,6 +100,20 @@ def _results_index_impl(ctx):
             "copy": copy,
         })
         files.extend(fs)
+
+    # Every stage upstream of the indexed ones: its record alone.
+    indexed = {str(dep.label): True for dep in ctx.attr.targets.keys()}
+    records = depset(transitive = [
+        dep[StageRecordInfo].records
+        for dep in ctx.attr.targets.keys()
+        if StageRecordInfo in dep
+    ]).to_list()
+    by_owner = {str(f.owner): f for f in records}
+    for owner in sorted(by_owner.keys()):
+        if owner in indexed:
+            continue
+        entries.append({"target": owner, "files": [by_owner[owner].short_path], "copy": ""})
+        files.append(by_owner[owner])
     out = ctx.actions.declare_file(ctx.label.name + ".json")
     fp_text, fp_files = _fingerprint_json(ctx.attr.targets.keys())
     ctx.actions.write(out, json.encode({"entries": entries})[:-1] + ", " + fp_text + "}\n")
@@ -137,7 +153,10 @@ def _only_files_impl(ctx):
     files = [f for f in ctx.attr.src.files.to_list() if f.basename in ctx.attr.basenames]
     if len(files) != len(ctx.attr.basenames):
         fail("%s does not output all of %s" % (ctx.attr.src.label, ctx.attr.basenames))
-    return [DefaultInfo(files = depset(files))]
+    out = [DefaultInfo(files = depset(files))]
+    if StageRecordInfo in ctx.attr.src:
+        out.append(ctx.attr.src[StageRecordInfo])
+    return out
 
 only_files = rule(
     implementation = _only_files_impl,

@@ -22,9 +22,13 @@ expect_error "needs a file" --parse-schedule /nonexistent 2
 # a (10 s) feeds b (20 s) and c (30 s): W = 60 s, T = 40 s; on two workers
 # b and c run side by side after a (40 s).
 mkdir -p "$tmp/r/provenance"
-echo '{"target": "//x:a", "wall_seconds": 10}' >"$tmp/r/provenance/a.json"
-echo '{"target": "//x:b", "wall_seconds": 20, "upstream": {"in": {"target": "//x:a"}}}' >"$tmp/r/provenance/b.json"
-echo '{"target": "//x:c", "wall_seconds": 30, "upstream": {"in": {"target": "//x:a"}}}' >"$tmp/r/provenance/c.json"
+# (Records link by hash: b and c read a's output d.csv.)
+out='{"d.csv": {"path": "bazel-out/k8-opt/bin/x/a/d.csv", "sha256": "'"$(printf '%064d' 1)"'"}}'
+echo '{"target": "//x:a", "wall_seconds": 10, "outputs": '"$out"'}' >"$tmp/r/provenance/a.json"
+for s in b:20 c:30; do
+  echo '{"target": "//x:'"${s%:*}"'", "wall_seconds": '"${s#*:}"', "inputs": {"in/d.csv": '"${out#*: }"'}' \
+    >"$tmp/r/provenance/${s%:*}.json"
+done
 "$schedule" "$tmp/r" >"$tmp/schedule.txt"
 check() {  # check N EXPECTED
   local got

@@ -6,7 +6,17 @@ upstream stages it consumes, and declared outputs. Its outputs live under
 bazel-bin/<package>/<name>/ and always include provenance.json.
 
 Upstream files reach the binary as `--in <key>/<basename>=<path>`, where
-<key> is the string given for that upstream target in `inputs`.
+<key> is the string given for that upstream target in `inputs`. An upstream
+stage's provenance.json is not among them: a record holds run-to-run facts
+(times, threads, the code version), so taking it as an input would rerun
+every stage below one that reran with the same outputs. The record a stage
+writes names each input by path and SHA-256, which links it to the record of
+the stage that made it (lib/provenance/graph.h). Only the presentation
+stages, the figures and the paper (`reads_records`), are given the upstream
+records, to name the stages their numbers come from.
+
+Every stage's StageRecordInfo carries its own record and every record
+upstream of it, for the collector of results/.
 
 A `threaded` stage also gets `--threads K`, K from the build setting
 //tools:stage_threads (default 1; `--//tools:stage_threads=8` on a farm whose
@@ -17,6 +27,14 @@ results (lib/core/parallel.h).
 load("@rules_cc//cc:defs.bzl", "cc_binary", "cc_test")
 
 StageThreadsInfo = provider(doc = "the value of //tools:stage_threads", fields = ["value"])
+
+StageRecordInfo = provider(
+    doc = "The provenance records of a stage and of every stage upstream of it.",
+    fields = {"records": "depset of provenance.json files (each File's owner is its stage)"},
+)
+
+def _is_record(f):
+    return f.basename == "provenance.json"
 
 def _stage_threads_impl(ctx):
     if ctx.build_setting_value < 1:
@@ -48,6 +66,8 @@ def _stage_impl(ctx):
         inputs.append(ctx.version_file)
     for dep, key in ctx.attr.inputs.items():
         for f in dep.files.to_list():
+            if _is_record(f) and not ctx.attr.reads_records:
+                continue
             args.add("--in", "%s/%s=%s" % (key, f.basename, f.path))
             inputs.append(f)
     for k in ctx.attr.outs:
@@ -65,8 +85,16 @@ def _stage_impl(ctx):
         env = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"},
     )
     files = list(outs.values()) + [prov]
+    records = depset([prov], transitive = [
+        dep[StageRecordInfo].records
+        for dep in ctx.attr.inputs
+        if StageRecordInfo in dep
+    ])
     # Runfiles too, so tests can read stage outputs through `data = [...]`.
-    return [DefaultInfo(files = depset(files), runfiles = ctx.runfiles(files = files))]
+    return [
+        DefaultInfo(files = depset(files), runfiles = ctx.runfiles(files = files)),
+        StageRecordInfo(records = records),
+    ]
 
 _stage = rule(
     implementation = _stage_impl,
@@ -82,6 +110,10 @@ _stage = rule(
         "outs": attr.string_list(mandatory = True, doc = "output file names, e.g. summary.json"),
         "record_code_version": attr.bool(default = True, doc = "pass the volatile workspace status (git commit)"),
         "threaded": attr.bool(default = False, doc = "pass --threads from //tools:stage_threads"),
+        "reads_records": attr.bool(
+            default = False,
+            doc = "also pass the upstream stages' provenance.json (the figures and the paper, which name their sources)",
+        ),
         "_threads": attr.label(default = "//tools:stage_threads"),
     },
     doc = "Runs one seeded, deterministic, cached stage of the pipeline.",

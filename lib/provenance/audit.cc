@@ -1,12 +1,15 @@
 // The audit of a results/ directory (audit_results, results.h): the
 // manifest's own form, every file against it, every stage output against
-// its provenance record, every chain complete.
+// its provenance record, every chain complete (linked by hash: graph.h).
 #include <filesystem>
 #include <map>
 #include <set>
 
 #include "lib/core/error.h"
 #include "lib/core/io.h"
+#include "lib/provenance/crate.h"
+#include "lib/provenance/entry.h"
+#include "lib/provenance/graph.h"
 #include "lib/provenance/internal.h"
 #include "lib/provenance/results.h"
 
@@ -26,7 +29,7 @@ using RecordMap = std::map<std::string, nlohmann::json>;  // rel path -> record
 void check_manifest_form(const std::string& mpath, const nlohmann::json& manifest, Problems& problems) {
   if (read_text(mpath) != manifest.dump(2) + "\n")
     problems.push_back(std::string(kManifest) + ": not in the form the collector writes (edited by hand?)");
-  if (manifest.value("about", std::string()) != kAbout)
+  if (manifest.value("about", std::string()) != kManifestAbout)
     problems.push_back(std::string(kManifest) + ": its \"about\" text differs from the collector's");
   for (const auto& [k, v] : manifest.items())
     if (k != "about" && k != "files" && k != "code")
@@ -54,7 +57,7 @@ std::set<std::string> check_files(const std::string& dir, const nlohmann::json& 
   for (const auto& entry : fs::recursive_directory_iterator(dir)) {
     if (!entry.is_regular_file()) continue;
     const std::string rel = entry.path().lexically_relative(dir).generic_string();
-    if (rel == kManifest || rel == "BUILD") continue;
+    if (rel == kManifest || rel == kCrate || rel == "BUILD") continue;
     if (!files.contains(rel)) problems.push_back(rel + ": present in results/ but not listed in MANIFEST.json");
   }
   return intact;
@@ -94,8 +97,8 @@ void check_against_records(const nlohmann::json& files, const std::set<std::stri
       problems.push_back(rel + ": MANIFEST.json says target " + m.value("target", std::string()) + " but " + rec +
                          " is the record of " + r->second.value("target", std::string()));
     if (r->second.value("seed", nlohmann::json()) != m.value("seed", nlohmann::json()) ||
-        r->second.value("config", nlohmann::json()) != m.value("config", nlohmann::json()))
-      problems.push_back(rel + ": configuration or seed in MANIFEST.json differ from " + rec);
+        r->second.value("config_file", std::string()) != m.value("config_file", std::string()))
+      problems.push_back(rel + ": configuration file or seed in MANIFEST.json differ from " + rec);
     // The output collected as `rel`, found through destination(): a
     // figure's summary.json lies at figures/<name>.summary.json.
     const auto outs = r->second.value("outputs", nlohmann::json::object());
@@ -126,7 +129,7 @@ void check_entries(const std::string& dir, const nlohmann::json& files, const st
     const nlohmann::json* record = r == by_target.end() ? nullptr : r->second;
     nlohmann::json want;
     try {
-      want = manifest_entry(target, record, dir + "/" + rel, m.value("sha256", std::string()));  // intact: checked
+      want = file_entry(target, record, dir + "/" + rel, m.value("sha256", std::string()));  // intact: checked
     } catch (const std::exception& e) {
       problems.push_back(rel + ": MANIFEST.json entry: " + e.what());
       continue;
@@ -158,71 +161,39 @@ void check_code(const nlohmann::json& manifest, const std::map<std::string, cons
   }
 }
 
-// A stage given only some files of an upstream stage, without its record
-// (the paper reads a figure's summary.json alone, so that redrawing a figure
-// does not rerun it), is linked by hash: the chain holds if another record
-// in results/ produced exactly these bytes.
-bool made_by_another_record(const std::string& rec, const std::string& base, const std::string& sha256,
-                            const RecordMap& records) {
-  for (const auto& [orec, o] : records) {
-    const auto outs = o.value("outputs", nlohmann::json::object());
-    if (orec != rec && outs.contains(base) && outs[base].value("sha256", std::string()) == sha256) return true;
-  }
-  return false;
-}
-
-// 5. One input `key` (a file of an upstream stage) of the record `rec`
-// (stage `r`, its embedded upstream records `up`): the upstream's record is in results/ and the hashes agree
-// with what was consumed.
-void check_input(const std::string& dir, const nlohmann::json& files, const std::set<std::string>& intact,
-                 const RecordMap& records, const std::string& rec, const nlohmann::json& r, const nlohmann::json& up,
-                 const std::string& key, const nlohmann::json& in, Problems& problems) {
-  const std::string who = rec + " (" + r.value("target", std::string("?")) + ")";
-  const auto slash = key.find('/');
-  const std::string k = key.substr(0, slash), base = slash == std::string::npos ? key : key.substr(slash + 1);
-  const std::string want = in.value("sha256", std::string());
-  if (!up.contains(k)) {
-    // A stage given the upstream's record must embed it.
-    if (r["inputs"].contains(k + "/provenance.json") || !made_by_another_record(rec, base, want, records))
-      problems.push_back(who + ": input " + key + " was made by an upstream stage whose provenance record is " +
-                         "missing (chain incomplete)");
-    return;
-  }
-  const auto& u = up[k];
-  const std::string ut = u.value("target", std::string("?"));
-  if (base == "provenance.json") {
-    const std::string urel = "provenance/" + record_name(ut);
-    if (!files.contains(urel)) {
-      problems.push_back(who + ": the record of upstream " + ut + " (" + urel + ") is not in results/ (chain incomplete)");
-    } else if (intact.count(urel) && sha256_file(dir + "/" + urel) != want) {
-      problems.push_back(urel + ": differs from the record " + r.value("target", std::string("?")) +
-                         " consumed (SHA-256 mismatch in " + rec + ")");
-    }
-    return;
-  }
-  const auto& outs = u.value("outputs", nlohmann::json::object());
-  if (!outs.contains(base)) {
-    problems.push_back(who + ": input " + key + " is not an output of upstream " + ut);
-  } else if (outs[base].value("sha256", std::string()) != want) {
-    problems.push_back(who + ": input " + key + " has SHA-256 " + want + " but upstream " + ut + " recorded " +
-                       outs[base].value("sha256", std::string()));
-  }
-}
-
-// 5. Chains: every input a stage took from another stage has that stage's
-// record, and the hashes agree with what was consumed.
-void check_chains(const std::string& dir, const nlohmann::json& files, const std::set<std::string>& intact,
-                  const RecordMap& records, Problems& problems) {
+// 5. Chains: every input a stage took from another stage links, through its
+// path and checked by its hash, to that stage's record in results/
+// (graph.h); and no record embeds another (results/ stores them compact).
+void check_chains(const nlohmann::json& files, const std::set<std::string>& intact, const RecordMap& records,
+                  Problems& problems) {
+  const RecordGraph graph(records);
   for (const auto& [rec, r] : records) {
     if (!r.contains("inputs") || !r["inputs"].is_object()) {
       problems.push_back(rec + " (" + r.value("target", std::string("?")) + "): record has no inputs object");
       continue;
     }
-    const nlohmann::json up = r.value("upstream", nlohmann::json::object());
-    for (const auto& [key, in] : r["inputs"].items()) {
-      if (!generated_path(in.value("path", std::string()))) continue;  // a source file: no stage made it
-      check_input(dir, files, intact, records, rec, r, up, key, in, problems);
+    if (r.contains("upstream"))
+      problems.push_back(rec + ": embeds upstream records; results/ holds each record once, linked by hash "
+                               "(collect it with `tools/bazel run //paper:all`)");
+    for (const auto& l : graph.links(rec)) {
+      if (l.problem.empty()) continue;
+      // An upstream record listed but changed is reported once, above.
+      const std::string urel = l.target.empty() ? "" : "provenance/" + record_name(l.target);
+      if (l.upstream.empty() && files.contains(urel) && !intact.count(urel)) continue;
+      problems.push_back(l.problem);
     }
+  }
+}
+
+// 6. ro-crate-metadata.json is the crate the manifest and records give.
+void check_crate(const std::string& dir, const nlohmann::json& manifest, const RecordMap& records,
+                 Problems& problems) {
+  const std::string path = dir + "/" + kCrate;
+  if (!fs::exists(path)) {
+    problems.push_back(std::string(kCrate) + ": missing (collect results/ with `tools/bazel run //paper:all`)");
+  } else if (read_text(path) != crate_text(run_crate(manifest, records))) {
+    problems.push_back(std::string(kCrate) + ": differs from the crate MANIFEST.json and the records give "
+                       "(edited after collection?)");
   }
 }
 
@@ -255,7 +226,10 @@ std::vector<std::string> audit_results(const std::string& dir) {
   for (const auto& [rec, r] : records) by_target[r.value("target", std::string())] = &r;
   check_entries(dir, files, intact, records, by_target, problems);
   check_code(manifest, by_target, problems);
-  check_chains(dir, files, intact, records, problems);
+  check_chains(files, intact, records, problems);
+  // 6. The crate, derived from the manifest and the records: checked when
+  // they are sound (its differences would repeat theirs).
+  if (problems.empty()) check_crate(dir, manifest, records, problems);
   return problems;
 }
 

@@ -3,7 +3,7 @@
 #include <regex>
 
 #include "lib/core/error.h"
-#include "lib/provenance/results.h"
+#include "lib/provenance/names.h"
 
 namespace potts::provenance {
 

@@ -17,6 +17,9 @@
 
 #include "lib/core/error.h"
 #include "lib/core/io.h"
+#include "lib/provenance/crate.h"
+#include "lib/provenance/entry.h"
+#include "lib/provenance/graph.h"
 #include "lib/provenance/internal.h"
 #include "lib/provenance/results.h"
 
@@ -165,8 +168,8 @@ void recover(const Paths& p) {
   if (ec) throw StageError("cannot remove the leftover " + p.fresh + ": " + ec.message());
 }
 
-// The provenance records to publish, by target: the indexed stages' own
-// (bytes as copied), then every record embedded upstream of them.
+// The provenance records to publish, by target: every indexed stage's own
+// (the index lists every stage upstream of the paper), compact (graph.h).
 struct Records {
   std::map<std::string, nlohmann::json> parsed;
   std::map<std::string, std::string> bytes;
@@ -177,24 +180,20 @@ Records gather_records(const std::vector<IndexEntry>& index, const std::string& 
   for (const auto& e : index) {
     for (const auto& f : e.files) {
       if (basename_of(f) != "provenance.json") continue;
-      const std::string src = src_root + "/" + f;
-      r.bytes[e.target] = read_text(src);
-      r.parsed[e.target] = parse_file(src);
+      r.parsed[e.target] = compact_record(parse_file(src_root + "/" + f));
+      r.bytes[e.target] = record_text(r.parsed[e.target]);
     }
   }
-  std::map<std::string, nlohmann::json> upstream;
-  for (const auto& [t, rec] : r.parsed) embedded_records(rec, upstream);
-  for (const auto& [t, rec] : upstream) {
-    auto it = r.bytes.find(t);
-    if (it == r.bytes.end()) {
-      r.bytes[t] = record_text(rec);
-      r.parsed[t] = rec;
-    } else if (sha256_text(it->second) != sha256_text(record_text(rec))) {
-      throw StageError("provenance record of " + t +
-                       " differs from the one embedded downstream: the outputs come from different runs; "
-                       "rebuild with `tools/bazel run //paper:all`");
-    }
-  }
+  // Every input a record names was made by a record gathered here, with the
+  // bytes it read: otherwise the outputs come from different runs.
+  std::map<std::string, nlohmann::json> by_rel;
+  for (const auto& [t, rec] : r.parsed) by_rel["provenance/" + record_name(t)] = rec;
+  const RecordGraph graph(by_rel);
+  for (const auto& [rel, rec] : by_rel)
+    for (const auto& l : graph.links(rel))
+      if (!l.problem.empty())
+        throw StageError(l.problem + ": the outputs come from different runs, or the index misses a stage; "
+                         "rebuild with `tools/bazel run //paper:all`");
   return r;
 }
 
@@ -217,7 +216,7 @@ nlohmann::json write_files(const std::vector<IndexEntry>& index, const std::stri
     if (files.contains(rel)) throw StageError(p.dest + "/" + rel + ": two targets write this file");
     write_durable(p.fresh + "/" + rel, bytes, p.dest + "/" + rel);
     auto r = records.parsed.find(target);
-    files[rel] = manifest_entry(target, r == records.parsed.end() ? nullptr : &r->second, p.fresh + "/" + rel);
+    files[rel] = file_entry(target, r == records.parsed.end() ? nullptr : &r->second, p.fresh + "/" + rel);
     checkpoint("wrote " + rel);
   };
   for (const auto& [t, text] : records.bytes) put(t, "provenance/" + record_name(t), text);
@@ -258,7 +257,7 @@ void keep_foreign_files(const Paths& p, const nlohmann::json& files, Checkpoints
   for (const auto& entry : fs::recursive_directory_iterator(p.dest)) {
     if (!entry.is_regular_file()) continue;
     const std::string rel = entry.path().lexically_relative(p.dest).generic_string();
-    if (rel == kManifest || made_before.count(rel) || files.contains(rel)) continue;
+    if (rel == kManifest || rel == kCrate || made_before.count(rel) || files.contains(rel)) continue;
     write_durable(p.fresh + "/" + rel, read_text(entry.path().string()), p.dest + "/" + rel);
     checkpoint("kept " + rel);
   }
@@ -303,12 +302,15 @@ nlohmann::json collect_results(const std::vector<IndexEntry>& index, const std::
   checkpoint("new tree created");
 
   nlohmann::json manifest;
-  manifest["about"] = kAbout;
+  manifest["about"] = kManifestAbout;
   manifest["files"] = write_files(index, src_root, p, records, checkpoint);
   if (fingerprints.is_object() && fingerprints.contains("stages"))
     manifest["code"] = code_section(records, fingerprints, src_root);
   keep_foreign_files(p, manifest["files"], checkpoint);
   write_durable(p.fresh + "/" + kManifest, manifest.dump(2) + "\n", p.dest + "/" + kManifest);
+  std::map<std::string, nlohmann::json> by_rel;
+  for (const auto& [t, rec] : records.parsed) by_rel["provenance/" + record_name(t)] = rec;
+  write_durable(p.fresh + "/" + kCrate, crate_text(run_crate(manifest, by_rel)), p.dest + "/" + kCrate);
   for (const auto& entry : fs::recursive_directory_iterator(p.fresh))
     if (entry.is_directory()) fsync_dir(entry.path().string());
   fsync_dir(p.fresh);

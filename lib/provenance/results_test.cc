@@ -10,6 +10,7 @@
 
 #include "lib/core/io.h"
 #include "stages/runtime/stage.h"
+#include "lib/provenance/graph.h"
 #include "lib/provenance/literate.h"
 #include "lib/provenance/results.h"
 #include "tests/util/test_util.h"
@@ -51,17 +52,21 @@ struct Dag {
   std::vector<IndexEntry> index;
 };
 
-Dag make_dag(const std::string& name) {
+// sample -> train -> figure. The train stage reads data only; the figure,
+// a presentation stage, also reads the train stage's record. `legacy`: the
+// train stage is given the sample stage's record too, as every stage was
+// before records left the action graph (results/ still holds such records).
+Dag make_dag(const std::string& name, bool legacy = false) {
   Dag d;
   d.root = tmpdir() + "/" + name;
   fs::remove_all(d.root);
   fs::create_directories(d.root);
   d.results = d.root + "/results";
   auto s = fake_stage(d.root, "stages/sample", "paper", {}, {{"summary.json", "{\"beta\": 0.7}\n"}, {"model.h5", "M"}});
-  auto t = fake_stage(d.root, "stages/train", "paper_factored",
-                      {{"sample/model.h5", s + "/model.h5"},
-                       {"sample/summary.json", s + "/summary.json"},
-                       {"sample/provenance.json", s + "/provenance.json"}},
+  std::map<std::string, std::string> train_inputs = {{"sample/model.h5", s + "/model.h5"},
+                                                     {"sample/summary.json", s + "/summary.json"}};
+  if (legacy) train_inputs["sample/provenance.json"] = s + "/provenance.json";
+  auto t = fake_stage(d.root, "stages/train", "paper_factored", train_inputs,
                       {{"summary.json", "{\"final_test_loss\": 0.36}\n"}, {"curves.csv", "epoch,test_loss\n1,0.5\n"}});
   fs::create_directories(d.root + "/stages/figures/scripts");
   write_text_atomic(d.root + "/stages/figures/scripts/fig2a.gp", "plot x\n");
@@ -77,7 +82,8 @@ Dag make_dag(const std::string& name) {
   };
   // The index holds paths relative to the source root (short paths); here
   // the files sit under bazel-out/..., which is just as good for copying.
-  d.index = {{"//stages/train:paper_factored", files(t, {"summary.json", "curves.csv", "provenance.json"}),
+  d.index = {{"//stages/sample:paper", files(s, {"provenance.json"}), {}},
+             {"//stages/train:paper_factored", files(t, {"summary.json", "curves.csv", "provenance.json"}),
               {"summary.json", "*.csv"}},
              {"//stages/figures:fig2a", files(f, {"fig2a.png", "fig2a.pdf", "summary.json", "provenance.json"}),
               {"*"}}};
@@ -99,28 +105,63 @@ TEST(Names, RecordsAndDestinations) {
   EXPECT_FALSE(matches("summary.json", "provenance.json"));
 }
 
-TEST(Collect, ManifestListsHashesTargetsConfigsAndChains) {
+TEST(Collect, ManifestListsHashesTargetsConfigsAndRecords) {
   Dag d = make_dag("collect");
   auto m = nlohmann::json::parse(read_text(d.results + "/MANIFEST.json"));
   const auto& files = m["files"];
   ASSERT_TRUE(files.contains("figures/fig2a.png"));
   ASSERT_TRUE(files.contains("train/paper_factored/curves.csv"));
-  ASSERT_TRUE(files.contains("provenance/sample.paper.json")) << "the embedded upstream record is extracted";
+  ASSERT_TRUE(files.contains("provenance/sample.paper.json")) << "the index lists every upstream record";
   EXPECT_FALSE(files.contains("sample/paper/model.h5")) << "only indexed targets' files are copied";
   const auto& fig = files["figures/fig2a.png"];
   EXPECT_EQ(fig["sha256"], sha256_file(d.results + "/figures/fig2a.png"));
   EXPECT_EQ(fig["target"], "//stages/figures:fig2a");
   EXPECT_EQ(fig["seed"], 7);
-  EXPECT_EQ(fig["config"]["n"], 3);
+  EXPECT_FALSE(fig.contains("config")) << "the configuration is in the record, once";
+  EXPECT_EQ(fig["config_file"], d.root + "/figures_fig2a.json");
   EXPECT_EQ(fig["provenance_record"], "provenance/figures.fig2a.json");
-  ASSERT_EQ(fig["chain"].size(), 2u);
-  EXPECT_EQ(fig["chain"][0]["target"], "//stages/train:paper_factored");
-  EXPECT_EQ(fig["chain"][1]["target"], "//stages/sample:paper");
-  // The extracted record has the bytes the downstream stage consumed.
-  auto train_rec = nlohmann::json::parse(read_text(d.results + "/provenance/train.paper_factored.json"));
-  EXPECT_EQ(sha256_file(d.results + "/provenance/sample.paper.json"),
-            train_rec["inputs"]["sample/provenance.json"]["sha256"]);
+  EXPECT_FALSE(fig.contains("chain")) << "the records link by hash; the manifest holds no chain";
+  // Records are stored compact and link by their inputs' hashes.
+  std::map<std::string, nlohmann::json> records;
+  for (const auto& [rel, e] : files.items())
+    if (rel.rfind("provenance/", 0) == 0) records[rel] = nlohmann::json::parse(read_text(d.results + "/" + rel));
+  for (const auto& [rel, r] : records) EXPECT_FALSE(r.contains("upstream")) << rel;
+  const RecordGraph g(records);
+  EXPECT_EQ(g.ancestors("provenance/figures.fig2a.json"),
+            (std::vector<std::string>{"provenance/train.paper_factored.json", "provenance/sample.paper.json"}));
+  // The figure read the train stage's record as its stage wrote it.
+  const std::string consumed = d.root + "/bazel-out/k8-opt/bin/stages/train/paper_factored/provenance.json";
+  EXPECT_EQ(g.written_text("provenance/train.paper_factored.json"), read_text(consumed));
+  EXPECT_EQ(sha256_text(g.written_text("provenance/train.paper_factored.json")),
+            records["provenance/figures.fig2a.json"]["inputs"]["factored/provenance.json"]["sha256"]);
   EXPECT_TRUE(audit_results(d.results).empty()) << joined(audit_results(d.results));
+}
+
+// A record of the former graph (its stage was given its upstream's record,
+// and embedded it) is stored compact too: its copies are put back, byte for
+// byte, from the records beside it.
+TEST(Collect, RecordsThatEmbeddedTheirUpstreamAreStoredOnceAndRebuilt) {
+  Dag d = make_dag("legacy", true);
+  const std::string bin = d.root + "/bazel-out/k8-opt/bin/stages/";
+  ASSERT_TRUE(nlohmann::json::parse(read_text(bin + "train/paper_factored/provenance.json"))["upstream"].contains("sample"));
+  std::map<std::string, nlohmann::json> records;
+  for (const auto* rel : {"provenance/sample.paper.json", "provenance/train.paper_factored.json",
+                          "provenance/figures.fig2a.json"})
+    records[rel] = nlohmann::json::parse(read_text(d.results + "/" + rel));
+  EXPECT_FALSE(records["provenance/train.paper_factored.json"].contains("upstream"));
+  const RecordGraph g(records);
+  EXPECT_EQ(g.written_text("provenance/train.paper_factored.json"), read_text(bin + "train/paper_factored/provenance.json"));
+  EXPECT_EQ(g.written_text("provenance/figures.fig2a.json"), read_text(bin + "figures/fig2a/provenance.json"));
+  EXPECT_TRUE(audit_results(d.results).empty()) << joined(audit_results(d.results));
+  // The same record whole (not compact) is refused: results/ holds each record once.
+  const std::string rec = d.results + "/provenance/train.paper_factored.json";
+  write_text_atomic(rec, read_text(bin + "train/paper_factored/provenance.json"));
+  auto m = nlohmann::json::parse(read_text(d.results + "/MANIFEST.json"));
+  m["files"]["provenance/train.paper_factored.json"]["sha256"] = sha256_file(rec);
+  m["files"]["provenance/train.paper_factored.json"]["bytes"] = fs::file_size(rec);
+  write_text_atomic(d.results + "/MANIFEST.json", m.dump(2) + "\n");
+  auto p = audit_results(d.results);
+  EXPECT_TRUE(any_contains(p, "provenance/train.paper_factored.json", "embeds upstream records")) << joined(p);
 }
 
 // A rerun gives the same manifest; what the last collection made and this
@@ -196,32 +237,36 @@ TEST(Audit, BrokenChainFailsNamingTheRecord) {
   fs::remove(d.results + "/provenance/sample.paper.json");
   auto m = nlohmann::json::parse(read_text(d.results + "/MANIFEST.json"));
   m["files"].erase("provenance/sample.paper.json");
-  // And a record that lost its upstream, rehashed so only the chain is wrong.
+  // And a record whose input hash no upstream output has, rehashed so only
+  // the link is wrong.
   const std::string rec = d.results + "/provenance/figures.fig2a.json";
   auto r = nlohmann::json::parse(read_text(rec));
-  r["upstream"].erase("factored");
+  r["inputs"]["factored/curves.csv"]["sha256"] = std::string(64, '0');
   write_text_atomic(rec, r.dump(2) + "\n");
   for (const auto& f : {"provenance/figures.fig2a.json", "figures/fig2a.png", "figures/fig2a.pdf",
                         "figures/fig2a.summary.json"})
     m["files"][f]["sha256"] = sha256_file(d.results + "/" + f);
+  m["files"]["provenance/figures.fig2a.json"]["bytes"] = fs::file_size(rec);
   write_text_atomic(d.results + "/MANIFEST.json", m.dump(2));
   auto p = audit_results(d.results);
-  EXPECT_TRUE(any_contains(p, "provenance/train.paper_factored.json", "sample.paper.json")) << joined(p);
+  EXPECT_TRUE(any_contains(p, "provenance/train.paper_factored.json", "sample/model.h5")) << joined(p);
+  EXPECT_TRUE(any_contains(p, "provenance/train.paper_factored.json", "chain incomplete")) << joined(p);
   EXPECT_TRUE(any_contains(p, "provenance/figures.fig2a.json", "factored/curves.csv")) << joined(p);
-  EXPECT_TRUE(any_contains(p, "chain incomplete")) << joined(p);
 }
 
+// A record edited after its consumer read it (same outputs, another run):
+// the consumer's hash of it no longer matches.
 TEST(Audit, UpstreamRecordFromAnotherRunFails) {
   Dag d = make_dag("other_run");
-  const std::string rec = d.results + "/provenance/sample.paper.json";
+  const std::string rec = d.results + "/provenance/train.paper_factored.json";
   auto r = nlohmann::json::parse(read_text(rec));
   r["wall_seconds"] = 99.0;  // same outputs, another run
   write_text_atomic(rec, r.dump(2) + "\n");
   auto m = nlohmann::json::parse(read_text(d.results + "/MANIFEST.json"));
-  m["files"]["provenance/sample.paper.json"]["sha256"] = sha256_file(rec);
+  m["files"]["provenance/train.paper_factored.json"]["sha256"] = sha256_file(rec);
   write_text_atomic(d.results + "/MANIFEST.json", m.dump(2));
   auto p = audit_results(d.results);
-  EXPECT_TRUE(any_contains(p, "provenance/sample.paper.json", "differs from the record")) << joined(p);
+  EXPECT_TRUE(any_contains(p, "provenance/train.paper_factored.json", "differs from the record")) << joined(p);
 }
 
 TEST(Literate, FillsNumbersStringsAndProvenance) {

@@ -10,28 +10,36 @@
 
 #include "lib/core/error.h"
 #include "lib/core/io.h"
+#include "lib/provenance/graph.h"
 
 namespace fs = std::filesystem;
 
 namespace potts::provenance {
 
 std::vector<Action> actions_from_records(const std::string& dir) {
-  std::vector<fs::path> files;
-  for (const auto& e : fs::directory_iterator(dir))
-    if (e.path().extension() == ".json") files.push_back(e.path());
-  std::sort(files.begin(), files.end());
-  std::vector<Action> out;
-  for (const auto& f : files) {
-    const nlohmann::json r = read_json(f.string());
+  std::map<std::string, nlohmann::json> records;  // "provenance/<file>" -> record
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().extension() != ".json") continue;
+    const nlohmann::json r = read_json(e.path().string());
     if (!r.contains("target") || !r.contains("wall_seconds"))
-      throw StageError(f.string() + ": expected a provenance record with 'target' and 'wall_seconds'");
+      throw StageError(e.path().string() + ": expected a provenance record with 'target' and 'wall_seconds'");
+    records["provenance/" + e.path().filename().string()] = r;
+  }
+  // Upstream: the stages that made the inputs, linked by hash (graph.h).
+  const RecordGraph graph(records);
+  std::vector<Action> out;
+  for (const auto& [rel, r] : records) {
     Action a;
     a.target = r["target"].get<std::string>();
     a.seconds = r["wall_seconds"].get<double>();
     std::set<std::string> ups;
-    const nlohmann::json upstream = r.value("upstream", nlohmann::json::object());
-    for (const auto& [key, up] : upstream.items())
-      if (up.contains("target")) ups.insert(up["target"].get<std::string>());
+    for (const auto& l : graph.links(rel)) {
+      if (l.target.empty()) continue;
+      if (l.upstream.empty())
+        throw StageError(dir + "/" + rel.substr(11) + ": input " + l.key + " comes from " + l.target +
+                         ", which has no record here");
+      ups.insert(l.target);
+    }
     a.upstream.assign(ups.begin(), ups.end());
     out.push_back(a);
   }

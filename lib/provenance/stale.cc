@@ -6,6 +6,7 @@
 
 #include "lib/core/error.h"
 #include "lib/core/io.h"
+#include "lib/provenance/graph.h"
 #include "lib/provenance/results.h"
 
 namespace fs = std::filesystem;
@@ -132,25 +133,29 @@ StaleReport stale_results(const std::string& dir, const nlohmann::json& fp, cons
   CodeCheck check{fp, code, root, require_code};
 
   std::map<std::string, std::vector<std::string>> changed;  // target -> causes
-  int stages = 0;
-  for (const auto& [rel, m] : files.items()) {
-    if (rel.rfind("provenance/", 0) != 0) continue;
-    const nlohmann::json rec = read_json(dir + "/" + rel);
+  std::map<std::string, nlohmann::json> records;
+  for (const auto& [rel, m] : files.items())
+    if (rel.rfind("provenance/", 0) == 0) records[rel] = read_json(dir + "/" + rel);
+  for (const auto& [rel, rec] : records) {
     const std::string target = rec.value("target", std::string());
-    ++stages;
     auto c = causes(target, rec, fp, root, check);
     if (!c.empty()) changed[target] = c;
   }
+  const int stages = int(records.size());
+  // Downstream of a changed stage: through the records' inputs, by hash.
+  const RecordGraph graph(records);
   for (const auto& [rel, m] : files.items()) {
     const std::string target = m.value("target", std::string());
     if (auto it = changed.find(target); it != changed.end()) {
       r.stale.push_back(rel + ": stale: " + target + ": " + joined(it->second));
       continue;
     }
-    for (const auto& c : m.value("chain", nlohmann::json::array())) {
-      const std::string up = c.value("target", std::string());
-      if (auto it = changed.find(up); it != changed.end()) {
-        r.stale.push_back(rel + ": stale: upstream " + up + ": " + it->second.front());
+    const std::string own = graph.record_of(target);
+    if (own.empty()) continue;
+    for (const auto& up : graph.ancestors(own)) {
+      const std::string t = graph.records().at(up).value("target", std::string());
+      if (auto it = changed.find(t); it != changed.end()) {
+        r.stale.push_back(rel + ": stale: upstream " + t + ": " + it->second.front());
         break;
       }
     }

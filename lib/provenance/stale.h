@@ -1,7 +1,7 @@
 // Stale results: a committed result whose stage's binary, configuration,
 // seed or source inputs (gnuplot scripts, the paper's template) no longer
-// match the tree, and every result downstream of one (through the
-// provenance chains). That is the key Bazel caches a stage on.
+// match the tree, and every result downstream of one (through the records'
+// inputs, linked by hash: graph.h). That is the key Bazel caches a stage on.
 //
 // What the tree holds comes from a fingerprints file (//paper:results.bzl,
 // stage_fingerprints): per stage its config file, seed, tool and source

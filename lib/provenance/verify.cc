@@ -13,12 +13,14 @@
 #include <filesystem>
 #include <functional>
 #include <iostream>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <stdexcept>
 
 #include "lib/core/io.h"
 #include "lib/core/process.h"
+#include "lib/provenance/graph.h"
 #include "lib/provenance/results.h"
 
 namespace potts::provenance {
@@ -79,6 +81,24 @@ std::vector<std::string> sample_targets(std::vector<std::string> targets, std::s
   }
   targets.resize(k);
   return targets;
+}
+
+nlohmann::json without_record_inputs(const nlohmann::json& command) {
+  nlohmann::json out = nlohmann::json::array();
+  for (std::size_t i = 0; i < command.size(); ++i) {
+    const std::string a = command[i].get<std::string>();
+    if (a == "--in" && i + 1 < command.size()) {
+      const std::string v = command[i + 1].get<std::string>();
+      const std::string key = v.substr(0, v.find('='));
+      const std::string suffix = "/provenance.json";
+      if (key.size() > suffix.size() && key.compare(key.size() - suffix.size(), suffix.size(), suffix) == 0) {
+        ++i;
+        continue;
+      }
+    }
+    out.push_back(a);
+  }
+  return out;
 }
 
 std::string first_difference(const std::vector<std::string>& tree, const nlohmann::json& recorded) {
@@ -156,6 +176,7 @@ class Verifier {
   std::map<std::string, std::vector<std::string>> argv_;  // target -> the tree's Stage command
   std::map<std::string, Outcome> done_;
   std::map<std::string, std::string> found_;              // "path sha256" -> a file with those bytes
+  std::unique_ptr<RecordGraph> graph_;                    // results/' records, for the records a stage reads
   std::string execroot_, scratch_;
 };
 
@@ -188,6 +209,18 @@ std::string Verifier::input_source(const std::string& target, const std::string&
   // A file of results/ with that hash: the audit at the start hashed it.
   if (auto r = results_by_sha_.find(sha); r != results_by_sha_.end()) return r->second;
   if (auto f = found_.find(path + " " + sha); f != found_.end()) return f->second;
+  // An upstream record (given to the figures and the paper): its bytes as
+  // its stage wrote them, from results/' compact records (graph.h).
+  if (graph_ && fs::path(path).filename() == "provenance.json") {
+    const std::string up = graph_->record_of(target_of_generated_path(path));
+    const std::string text = up.empty() ? "" : graph_->written_text(up);
+    if (!text.empty() && sha256_text(text) == sha) {
+      const std::string copy = scratch_ + "/records/" + up.substr(up.find('/') + 1);
+      fs::create_directories(fs::path(copy).parent_path());
+      write_text_atomic(copy, text);
+      return found_[path + " " + sha] = copy;
+    }
+  }
   // The source tree (a source input) or the user's bazel-out (an output).
   const std::string c = o_.workspace + "/" + path;
   if (fs::is_regular_file(c) && sha256_file(c) == sha) return found_[path + " " + sha] = c;
@@ -247,7 +280,12 @@ Outcome Verifier::run_stage(const std::string& target, std::size_t index) {
     return out;
   }
   const Argv a{it->second};
-  if (auto d = first_difference(a.args, r["command"]); !d.empty()) {
+  // A record made while every stage was given its upstream records lists
+  // them in its command; this tree gives them to the presentation stages
+  // alone, and the data inputs decide.
+  const bool tree_reads_records = without_record_inputs(nlohmann::json(a.args)).size() != a.args.size();
+  const nlohmann::json command = tree_reads_records ? r["command"] : without_record_inputs(r["command"]);
+  if (auto d = first_difference(a.args, command); !d.empty()) {
     out.kind = Outcome::Stale;
     out.detail = "the record's command is not this tree's (" + d + "): stale, or a record no build of this tree made";
     return out;
@@ -323,8 +361,12 @@ void Verifier::load_records() {
   const auto manifest = read_json(o_.results + "/MANIFEST.json");
   for (const auto& [rel, m] : manifest["files"].items())
     if (m.contains("sha256")) results_by_sha_[m["sha256"].get<std::string>()] = o_.results + "/" + rel;
-  for (const auto& [t, s] : recs_)
+  std::map<std::string, nlohmann::json> records;
+  for (const auto& [t, s] : recs_) {
     for (const auto& [k, v] : s.record["outputs"].items()) producer_[v.at("path").get<std::string>()] = t;
+    records["provenance/" + record_name(t)] = s.record;
+  }
+  graph_ = std::make_unique<RecordGraph>(records);
 }
 
 // The stages to verify (--all, --sample with its seed, or --stage), and the

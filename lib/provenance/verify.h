@@ -41,6 +41,9 @@ std::vector<std::string> sample_targets(std::vector<std::string> targets, std::s
 // The first difference between the tree's command and a record's
 // ("argument 7: tree '--seed' ... record '...'"), or "" when equal.
 std::string first_difference(const std::vector<std::string>& tree, const nlohmann::json& recorded);
+// A recorded command without its `--in <key>/provenance.json=...` pairs (the
+// upstream records a stage was given before records left the action graph).
+nlohmann::json without_record_inputs(const nlohmann::json& command);
 
 // Options of a verify run (paper/verify.cc parses them).
 struct VerifyOptions {

@@ -13,7 +13,7 @@
 #include "lib/figures/gnuplot.h"
 #include "lib/potts/model.h"
 #include "lib/provenance/literate.h"
-#include "lib/provenance/results.h"
+#include "lib/provenance/names.h"
 
 namespace potts::figures {
 namespace {

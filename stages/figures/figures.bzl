@@ -4,8 +4,9 @@ The gnuplot script is a label of its own (wrapped in a filegroup so that the
 stage rule passes it as `--in script/<name>.gp=...`): editing it reruns this
 figure's action and nothing else. Every figure also reads the settings all
 share, `scripts/common.gp` (as `common/common.gp`, run first). Outputs: <name>.png, <name>.pdf, <name>.dat
-(the numbers drawn) and summary.json (caption and derived numbers), plus the
-provenance record that embeds the upstream chain.
+(the numbers drawn) and summary.json (caption and derived numbers), plus its
+provenance record. A figure reads its upstream stages' records
+(`reads_records`), which name the stages its caption cites.
 """
 
 load("//tools:stage.bzl", "stage")
@@ -22,5 +23,6 @@ def figure(name, config, script, inputs, **kwargs):
         seed = 0,  # figures draw no random numbers
         inputs = all_inputs,
         outs = [name + ".png", name + ".pdf", name + ".dat", "summary.json"],
+        reads_records = True,
         **kwargs
     )

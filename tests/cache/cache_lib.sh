@@ -21,21 +21,24 @@ workspace_root() {
 }
 
 # copy_workspace DEST: only what the targets need (no results/, no bazel-*
-# symlinks, no user.bazelrc), with the first stage's configuration
-# "_comment" tagged by a string no earlier build used, so that its action
-# and the training after it are new to every cache (the config file's
-# digest is in the action key; the sampled data stay the same bytes).
+# symlinks, no user.bazelrc), with the configurations' "_comment" of the
+# sampling stage and of the training after it tagged by a string no earlier
+# build used, so that both actions are new to every cache (the config file's
+# digest is in the action key; the data stay the same bytes). The training
+# is tagged on its own: a record is no input of it, so a new sampling run
+# with the same bytes leaves its key as it was (early cutoff).
 copy_workspace() {
   local dest=$1 salt config
   mkdir -p "$dest"
   cp -R "$root/WORKSPACE" "$root/BUILD" "$root/.bazelrc" "$root/lib" "$root/stages" \
     "$root/third_party" "$root/tools" "$root/paper" "$dest/"
   salt="cache test $(date +%s%N) $$"
-  config="$dest/stages/sample/configs/quick.json"
-  grep -q '^  "_comment": "' "$config" || fail "$config: no top-level \"_comment\" to tag"
-  sed -i "0,/^  \"_comment\": \"/s//  \"_comment\": \"[$salt] /" "$config"
-  grep -q "\[$salt\]" "$config" || fail "$config: tagging its \"_comment\" failed"
-  echo "//stages/sample:quick in $dest with its comment tagged [$salt]"
+  for config in "$dest/stages/sample/configs/quick.json" "$dest/stages/train/configs/quick_factored.json"; do
+    grep -q '^  "_comment": "' "$config" || fail "$config: no top-level \"_comment\" to tag"
+    sed -i "0,/^  \"_comment\": \"/s//  \"_comment\": \"[$salt] /" "$config"
+    grep -q "\[$salt\]" "$config" || fail "$config: tagging its \"_comment\" failed"
+  done
+  echo "//stages/sample:quick and //stages/train:quick_factored in $dest with their comments tagged [$salt]"
 }
 
 # start_server DIR [OPTION...]: tools/cache-server on a free loopback port
