@@ -34,8 +34,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--output-base", o.output_base,
                  "the rebuilder's own Bazel output base (default ~/.cache/potts_attention_verify/<workspace hash>); "
-                 "its compiles use only its own disk cache beside it, never a remote cache, and an output base "
-                 "without the rebuilder's stamp is made anew");
+                 "its compiles use only its own disk cache beside it, never a remote cache; an existing directory "
+                 "without the rebuilder's stamp is refused, never removed");
   app.add_option("--scratch", o.scratch,
                  "where stages run: a new or empty directory outside the workspace and results (default a new "
                  "directory under TMPDIR); only what verify created is removed");

@@ -513,24 +513,21 @@ std::string scratch_refusal(const std::string& scratch, const std::string& works
 
 namespace {
 
-// The rebuilder's output base and compile cache: kept while its stamp says
-// only its own builds used them, else removed and made anew.
+// The rebuilder's output base and compile cache: used while its stamp says
+// only its own builds used them. Anything else there is refused, never
+// removed: verify deletes nothing it did not make (a --output-base naming
+// results/ or a home directory once removed it).
 void prepare_output_base(VerifyOptions& o) {
   o.output_base = fs::absolute(o.output_base).lexically_normal().string();
   o.compile_cache = o.output_base + ".compile_cache";
   const std::string stamp = o.output_base + ".verify-stamp";
-  if (!fs::exists(stamp) && (fs::exists(o.output_base) || fs::exists(o.compile_cache))) {
-    std::printf("verify: %s has no rebuilder's stamp (another build may have used it, or a cache it trusted): "
-                "removing it and its compile cache\n", o.output_base.c_str());
-    std::fflush(stdout);
-    for (const std::string& d : {o.output_base, o.compile_cache})
-      if (fs::exists(d)) {
-        // Bazel leaves read-only trees; shut its server down first.
-        std::system(("cd / && " + shell_quoted(o.workspace + "/tools/bazel") + " --output_base=" + shell_quoted(d) +
-                     " shutdown >/dev/null 2>&1; chmod -R u+w " + shell_quoted(d) + " 2>/dev/null")
-                        .c_str());
-        fs::remove_all(d);
-      }
+  for (const std::string& d : {o.output_base, o.compile_cache}) {
+    std::string why = scratch_refusal(d, o.workspace, o.results);
+    if (why.find(" lies inside ") == std::string::npos && why.find(" contains ") == std::string::npos) why = "";
+    if (why.empty() && fs::exists(d) && !fs::exists(stamp))
+      why = d + " exists and was not made by //paper:verify (no " + stamp + ")";
+    if (!why.empty())
+      throw error("--output-base: " + why + "; give a new directory, outside the workspace and the results");
   }
   fs::create_directories(fs::path(o.output_base).parent_path());
   fs::create_directories(o.compile_cache);
@@ -542,9 +539,9 @@ void prepare_output_base(VerifyOptions& o) {
 
 int run_verify(const VerifyOptions& options) {
   VerifyOptions o = options;
-  prepare_output_base(o);
   o.workspace = fs::absolute(o.workspace).lexically_normal().string();
   o.results = fs::absolute(o.results).lexically_normal().string();
+  prepare_output_base(o);
   bool created = true;  // remove the scratch directory itself at the end, or only what it holds
   if (o.scratch.empty()) {
     const char* tmp = std::getenv("TMPDIR");

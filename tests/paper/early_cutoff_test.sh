@@ -6,9 +6,9 @@
 # --help text), and the DAG is built again with Bazel's execution log.
 # Every Stage action of the second build is classified by its command:
 #  * the sample binary's: they must have run (the change is real);
-#  * an action given an upstream provenance.json (a figure, the paper): a
-#    presentation step, which may rerun, since the sample stage's records
-#    changed (times, tool hash);
+#  * a figure's or the paper's (the presentation steps, which read the
+#    records of the stages they cite): may rerun, since the sample stage's
+#    records changed (times, tool hash);
 #  * any other: a science stage below the sample stage, which must not rerun,
 #    because every input it reads kept its bytes.
 # With records as action inputs of every stage (the stage rule before
@@ -59,7 +59,7 @@ t=$SECONDS
 build "$work/second.log" "$work/exec.json"
 echo "second build, the sample binary changed: $((SECONDS - t)) s"
 
-python3 "$summarise" "$work/exec.json" stages/sample/sample >"$work/classes.txt" ||
+python3 "$summarise" "$work/exec.json" stages/sample/sample stages/figures/figures paper/fill >"$work/classes.txt" ||
   fail "cannot read the execution log $work/exec.json"
 cat "$work/classes.txt"
 changed=$(grep -c '^changed ' "$work/classes.txt" || true)

@@ -2,12 +2,13 @@
 """The Stage actions of a Bazel execution log, one line each: its class and
 its target.
 
-    execution_log_stages.py LOG.json BINARY
+    execution_log_stages.py LOG.json BINARY PRESENTATION_BINARY...
 
 LOG.json is what --execution_log_json_file writes (a stream of JSON
 objects, one per spawn, executed or served by a cache). A Stage action is
   changed       if its command runs BINARY (a path ending so),
-  presentation  if it is given an upstream record (--in <key>/provenance.json),
+  presentation  if it runs one of the PRESENTATION_BINARY (the figures, the
+                paper: the steps that read records),
   science       otherwise.
 The target is the one its progress message names ("Stage //pkg:name").
 """
@@ -28,9 +29,9 @@ def spawns(text):
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit("usage: execution_log_stages.py LOG.json BINARY")
-    path, binary = sys.argv[1], sys.argv[2]
+    if len(sys.argv) < 4:
+        sys.exit("usage: execution_log_stages.py LOG.json BINARY PRESENTATION_BINARY...")
+    path, binary, presentation = sys.argv[1], sys.argv[2], sys.argv[3:]
     with open(path, encoding="utf-8") as f:
         text = f.read()
     lines = []
@@ -39,10 +40,9 @@ def main():
             continue
         args = s.get("commandArgs", [])
         target = s.get("progressMessage", "?").replace("Stage ", "", 1)
-        values = [args[i + 1] for i in range(len(args) - 1) if args[i] == "--in"]
         if args and args[0].endswith(binary):
             kind = "changed"
-        elif any(v.split("=", 1)[0].endswith("/provenance.json") for v in values):
+        elif args and any(args[0].endswith(p) for p in presentation):
             kind = "presentation"
         else:
             kind = "science"
