@@ -524,6 +524,11 @@ void prepare_output_base(VerifyOptions& o) {
   for (const std::string& d : {o.output_base, o.compile_cache}) {
     std::string why = scratch_refusal(d, o.workspace, o.results);
     if (why.find(" lies inside ") == std::string::npos && why.find(" contains ") == std::string::npos) why = "";
+    const char* home = std::getenv("HOME");
+    const fs::path h = home && *home ? fs::weakly_canonical(fs::absolute(home)) : fs::path();
+    const fs::path c = fs::weakly_canonical(fs::absolute(d));
+    if (why.empty() && (c == c.root_path() || (!h.empty() && (c == h || h.string().rfind(c.string() + "/", 0) == 0))))
+      why = d + " is the root directory, or is or contains the home directory";
     if (why.empty() && fs::exists(d) && !fs::exists(stamp))
       why = d + " exists and was not made by //paper:verify (no " + stamp + ")";
     if (!why.empty())

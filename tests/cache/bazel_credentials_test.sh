@@ -5,14 +5,19 @@
 #   * --remote_header / --remote_cache_header naming Authorization, joined
 #     or as the next argument, in any case;
 #   * a credential in the user's rc file (user information in a URL, an
-#     Authorization header): Bazel writes rc options into java.log.
+#     Authorization header): Bazel writes rc options into java.log;
+#   * the same spelled as Bazel's rc parser reads it: a tab or two spaces
+#     after the flag, quotes or a backslash inside a word, an escaped URL,
+#     in a file reached by import or try-import, or given by --bazelrc.
 # A stand-in for Bazel (BAZEL_REAL) records whether it ran.
 set -euo pipefail
 work="${TEST_TMPDIR:?run under bazel test}"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 ws="$work/ws"
 mkdir -p "$ws/tools"
-cp "$TEST_SRCDIR/$TEST_WORKSPACE/tools/bazel" "$TEST_SRCDIR/$TEST_WORKSPACE/tools/debian.sh" "$ws/tools/"
+cp "$TEST_SRCDIR/$TEST_WORKSPACE/tools/bazel" "$TEST_SRCDIR/$TEST_WORKSPACE/tools/debian.sh" \
+  "$TEST_SRCDIR/$TEST_WORKSPACE/tools/bazelrc_words.py" "$ws/tools/"
+cp "$TEST_SRCDIR/$TEST_WORKSPACE/.bazelrc" "$ws/.bazelrc"  # it try-imports user.bazelrc
 cat >"$work/fake_bazel" <<FAKE
 #!/usr/bin/env bash
 echo ran >"$work/ran"
@@ -50,4 +55,29 @@ refused "a credential in user.bazelrc" build --config=shared-cache //x
 grep -q "cache-proxy" "$work/out" || fail "the refusal does not name the proxy: $(cat "$work/out")"
 echo 'build --remote_header=Authorization=Basic c2VjcmV0' >"$ws/user.bazelrc"
 refused "an Authorization header in user.bazelrc" build //x
+# Every spelling Bazel's rc tokenizer turns into a credential.
+while IFS= read -r line; do
+  printf '%s\n' "$line" >"$ws/user.bazelrc"
+  refused "user.bazelrc: $line" build //x
+done <<'FORMS'
+build --remote_header	Authorization=Basic c2VjcmV0
+build --remote_header  Authorization=Basic c2VjcmV0
+build --remote_header=Author\ization=Basic c2VjcmV0
+build --remote_header=Author""ization=Basic c2VjcmV0
+build --remote_hea""der=Authorization=Basic c2VjcmV0
+build --remote_cache=https:\/\/alice:secret@cache.example
+build --remote_cache=https:/""/alice:secret@cache.example
+FORMS
+echo 'build --remote_cache=https://alice:secret@cache.example' >"$work/other.rc"
+for kind in import try-import; do
+  echo "$kind $work/other.rc" >"$ws/user.bazelrc"
+  refused "a credential in a file user.bazelrc reaches by $kind" build //x
+done
+rm -f "$ws/user.bazelrc"
+refused "a credential in a --bazelrc file" --bazelrc="$work/other.rc" build //x
+# A comment naming a credential is no option: accepted.
+echo '# never: --remote_cache=https://alice:secret@cache.example' >"$ws/user.bazelrc"
+rm -f "$work/ran"
+"$ws/tools/bazel" build //x >/dev/null
+[[ -e $work/ran ]] || fail "a comment in user.bazelrc stopped the build"
 echo "bazel_credentials_test: ok"

@@ -44,6 +44,27 @@ refused "0.0.0.0 without TLS" "without TLS" --bind 0.0.0.0 --writers "$work/writ
 refused ":: without TLS" "without TLS" --bind :: --writers "$work/writers"
 refused "--open with --readers" "contradict" --open --readers "$work/readers"
 refused "a malformed upload limit" "max-upload" --writers "$work/writers" --max-upload 1x
+# A cache directory that would write its own directives into nginx.conf.
+if "$server" start "$work/x;error_log $work/injected.log;#" 28099 --open >"$work/inject.out" 2>&1; then
+  "$server" stop "$work/x;error_log $work/injected.log;#" >/dev/null 2>&1 || true
+  fail "started with a ';' in the cache directory"
+fi
+grep -q "no space, quote, ';'" "$work/inject.out" || fail "a ';' in the cache directory: $(cat "$work/inject.out")"
+[[ ! -e $work/injected.log ]] || fail "the injected error_log was written"
+(exec 3<>/dev/tcp/127.0.0.1/28099) 2>/dev/null && fail "nginx listens on 127.0.0.1:28099 after a refused start"
+echo "refused a cache directory holding nginx syntax"
+# As root, a directory another user owns is refused (its links would be
+# followed by root).
+if [[ $(id -u) -eq 0 ]] && id nobody >/dev/null 2>&1; then
+  mkdir -p "$work/theirs"
+  chown nobody "$work/theirs"
+  if "$server" start "$work/theirs/cache" 28099 --open >"$work/theirs.out" 2>&1; then
+    "$server" stop "$work/theirs/cache" >/dev/null 2>&1 || true
+    fail "root started a server in a directory nobody owns"
+  fi
+  grep -q "not root" "$work/theirs.out" || fail "a directory nobody owns: $(cat "$work/theirs.out")"
+  echo "refused, as root, a directory another user owns"
+fi
 (exec 3<>/dev/tcp/127.0.0.2/28099) 2>/dev/null && fail "something listens on 127.0.0.2:28099"
 
 # 3. passwd matches the whole user name.
@@ -51,6 +72,22 @@ printf '%s\n' "$R_PASS" | "$server" passwd "$work/readers" a.ice >/dev/null
 [[ $(cut -d: -f1 "$work/readers" | sort | tr '\n' ' ') == "a.ice alice " ]] ||
   fail "passwd a.ice left: $(cut -d: -f1 "$work/readers" | tr '\n' ' ')"
 echo "passwd a.ice kept alice"
+# passwd in a directory every user may write to is refused; elsewhere its
+# temporary file is its own (a pre-made FILE.tmp, or a link there, is left
+# alone) and the result is 0600.
+mkdir -p "$work/sticky" "$work/own"
+chmod 1777 "$work/sticky"
+if printf '%s\n' "$R_PASS" | "$server" passwd "$work/sticky/writers" bob >"$work/sticky.log" 2>&1; then
+  fail "passwd wrote into the world-writable $work/sticky"
+fi
+grep -q 'writable by every user' "$work/sticky.log" || fail "passwd in a world-writable directory: $(cat "$work/sticky.log")"
+[[ ! -e $work/sticky/writers ]] || fail "passwd left $work/sticky/writers"
+echo 'not yours' >"$work/victim"
+ln -s "$work/victim" "$work/own/writers.tmp"
+printf '%s\n' "$R_PASS" | "$server" passwd "$work/own/writers" bob >/dev/null
+[[ $(cat "$work/victim") == 'not yours' ]] || fail "passwd wrote through $work/own/writers.tmp"
+[[ $(stat -c %a "$work/own/writers") == 600 ]] || fail "passwd left $work/own/writers mode $(stat -c %a "$work/own/writers")"
+echo "passwd refuses a world-writable directory and writes through no file it did not create"
 
 # 4-7 on one server.
 port=""

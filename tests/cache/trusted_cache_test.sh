@@ -25,7 +25,8 @@
 #      is the real one with that file's SHA-256 swapped in. A member's build
 #      accepts it (a remote cache hit, exit 0, params.h5 not the writer's),
 #      and the member's results/ passes //paper:audit_tree;
-#   6. //paper:verify on the member's results names params.h5 with both
+#   6. //paper:verify refuses an output base it did not make (and leaves it
+#      whole); in its own, on the member's results it names params.h5 with both
 #      hashes and exits 1 (the sampling stage, rebuilt beside it, is equal),
 #      and leaves the member's results/ byte for byte as it was;
 #   7. no password appears in any record, manifest, log or output above,
@@ -131,6 +132,16 @@ code=$(printf 'an action result' | curl -sS -u "ci:$W_PASS" -o /dev/null -w '%{h
 [[ $code == 400 || $code == 497 ]] || fail "plain HTTP PUT to the TLS port: expected 400, got $code"
 [[ ! -e $cache/ac/$key ]] || fail "plain HTTP PUT to the TLS port stored $cache/ac/$key"
 echo "curl: anonymous and reader PUTs refused (nothing stored), writer's PUT stored, anonymous GET refused, reader's GET served, plain HTTP to the TLS port refused"
+# TLS 1.2 without forward secrecy (RSA key exchange) is refused; with ECDHE
+# it is served.
+for suite in AES128-SHA AES256-SHA256 CAMELLIA128-SHA; do
+  if openssl s_client -connect "127.0.0.1:$port" -tls1_2 -cipher "$suite" </dev/null >/dev/null 2>&1; then
+    fail "TLS 1.2 with $suite (RSA key exchange, no forward secrecy) was accepted"
+  fi
+done
+openssl s_client -connect "127.0.0.1:$port" -tls1_2 -cipher ECDHE </dev/null >/dev/null 2>&1 ||
+  fail "TLS 1.2 with ECDHE was refused"
+echo "TLS 1.2: RSA key exchange refused (AES128-SHA, AES256-SHA256, CAMELLIA128-SHA), ECDHE served"
 
 # Client settings: the credential in a 0600 file that only the credential
 # proxy reads (tools/cache-proxy: TLS to the cache with the given CA);
@@ -282,20 +293,23 @@ run_member "$work/audit.log" //paper:audit_tree -- "$member_results"
 [[ $rc -eq 0 ]] || { tail -20 "$work/audit.log" >&2; fail "//paper:audit_tree on the member's results exited $rc"; }
 echo "the member's results pass //paper:audit_tree: $(tail -1 "$work/audit.log")"
 
-# 6. The rebuilder. Its output base already exists, made by someone else
-# (a stand-in for one that a build fronted by the shared cache filled):
-# without the rebuilder's stamp it must be removed and made anew, and the
-# tools compile from source in the rebuilder's own cache.
-mkdir -p "$work/ob_verify"
-echo "not the rebuilder's" >"$work/ob_verify/foreign"
+# 6. The rebuilder. An output base that already exists, made by someone
+# else (a stand-in for one that a build fronted by the shared cache filled),
+# is refused and left as it is; in a new one, the tools compile from source
+# in the rebuilder's own cache.
+mkdir -p "$work/ob_foreign"
+echo "not the rebuilder's" >"$work/ob_foreign/foreign"
+run_member "$work/verify_refused.log" //paper:verify -- --results "$member_results" \
+  --stage //stages/sample:quick --output-base "$work/ob_foreign"
+[[ $rc -ne 0 ]] && grep -q "was not made by //paper:verify" "$work/verify_refused.log" &&
+  [[ -e $work/ob_foreign/foreign ]] || { tail -5 "$work/verify_refused.log" >&2; fail "verify used or removed an output base it did not make"; }
+echo "verify refused an output base it did not make, and left it whole"
 before=$(cd "$member_results" && find . -type f -exec sha256sum {} + | sort)
 run_member "$work/verify.log" //paper:verify -- --results "$member_results" \
   --stage //stages/sample:quick --stage //stages/train:quick_factored \
   --output-base "$work/ob_verify"
 cat "$work/verify.log" | grep -E '^(verify|equal|DIFFERS|FAILED|STALE)' || true
 [[ $rc -eq 1 ]] || { tail -30 "$work/verify.log" >&2; fail "verify exited $rc, expected 1 (a stage differs)"; }
-grep -q "has no rebuilder's stamp" "$work/verify.log" && [[ ! -e $work/ob_verify/foreign ]] ||
-  fail "verify kept an output base it did not make"
 grep -q "its own compile cache $work/ob_verify.compile_cache" "$work/verify.log" || fail "verify did not compile in its own cache"
 grep -qE "^DIFFERS +${TARGETS[1]}: .*params.h5: recorded $p_var, rebuilt $p_real" "$work/verify.log" ||
   fail "verify did not name params.h5 with both hashes (log above)"

@@ -25,8 +25,8 @@ done
 # any directory without its stamp.
 mkdir -p "$work/home/.ssh"
 echo 'key' >"$work/home/.ssh/id"
-for base in "$ws/results" "$ws" "$work/home"; do
-  if out=$("$verify" --workspace "$ws" --stage //x:y --output-base "$base" 2>&1); then
+for base in "$ws/results" "$ws" "$work/home" / "$work/home/.."; do
+  if out=$(HOME=$work/home "$verify" --workspace "$ws" --stage //x:y --output-base "$base" 2>&1); then
     fail "verify accepted --output-base $base"
   fi
   [[ $out == *"--output-base:"* ]] || fail "--output-base $base: no reason given: $out"
