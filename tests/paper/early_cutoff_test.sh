@@ -23,11 +23,9 @@ set -euo pipefail
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 work="${TEST_TMPDIR:?run under bazel test}"
-ws_file=$(readlink -f "$TEST_SRCDIR/$TEST_WORKSPACE/WORKSPACE")
-root=$(dirname "$ws_file")
-[[ -x $root/tools/bazel ]] || fail "$root: not the workspace (no tools/bazel)"
 # shellcheck source=tests/util/nested_bazel.sh
 source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/util/nested_bazel.sh"
+root=$(nested_workspace_root) || fail "the nested build's workspace (above)"
 summarise=$TEST_SRCDIR/$TEST_WORKSPACE/tests/paper/execution_log_stages.py
 
 src="$work/src"

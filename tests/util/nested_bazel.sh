@@ -22,3 +22,13 @@ fi
 if [[ -n ${POTTS_CLIENT_PATH:-} ]]; then
   OUTER_ENV+=("PATH=$POTTS_CLIENT_PATH")
 fi
+
+# nested_workspace_root: the source tree whose copy a nested build runs in
+# (the directory of the WORKSPACE the test's runfiles link to; the test needs
+# //:WORKSPACE among its data). Status 1 if it holds no tools/bazel.
+nested_workspace_root() {
+  local r
+  r=$(dirname "$(readlink -f "$TEST_SRCDIR/$TEST_WORKSPACE/WORKSPACE")")
+  [[ -x $r/tools/bazel ]] || { echo "$r: not the workspace (no tools/bazel)" >&2; return 1; }
+  echo "$r"
+}
