@@ -158,8 +158,9 @@ FIT_STAGES = {
     "plm_pad": struct(tool = "//stages/proteins:plm_pad", config = "configs/%s%s.json", threaded = True),
 }
 
-def coupling_runs(family, runs, config_prefix, kind = "couplings"):
-    """The fit stages <family>_cm_<run>[_s<seed>] of one kind; {label: predictor key}."""
+def coupling_runs(family, runs, config_prefix, kind = "couplings", package = ""):
+    """The fit stages <family>_cm_<run>[_s<seed>] of one kind; {label: predictor key}.
+    `package` prefixes the config labels ("//stages/proteins:" from another package)."""
     fit = FIT_STAGES[kind]
     out = {}
     for run, seeds in runs.items():
@@ -167,7 +168,7 @@ def coupling_runs(family, runs, config_prefix, kind = "couplings"):
             key = coupling_key(run, seed)
             stage(
                 name = family + "_" + key,
-                config = fit.config % (config_prefix, run),
+                config = package + fit.config % (config_prefix, run),
                 inputs = {":" + family: "family"},
                 outs = COUPLING_OUTS,
                 seed = seed,
@@ -197,7 +198,12 @@ SCORE_OUTS = [
 ]
 
 def protein_family(name, config, msa, models, structure = None, config_prefix = "", baselines = BASELINES,
-                   couplings = {}, attention = {}, score_outs = SCORE_OUTS, score_config = None):
+                   couplings = {}, attention = {}, score_outs = SCORE_OUTS, score_config = None, plm = True,
+                   plm_pad = True, score = True, package = ""):
+    """The branch's stages; returns its fits as {label: predictor key}. `plm`,
+    `plm_pad` and `score` leave out those stages when False; `package`
+    prefixes the config labels, for a family declared in another package
+    (//proteins:contacts)."""
     inputs = {msa: "msa"}
     if structure:
         inputs[structure] = "structure"
@@ -216,7 +222,7 @@ def protein_family(name, config, msa, models, structure = None, config_prefix = 
             run = "%s_s%d" % (model, seed)
             stage(
                 name = name + "_" + run,
-                config = "configs/%s%s.json" % (config_prefix, model),
+                config = package + "configs/%s%s.json" % (config_prefix, model),
                 inputs = family,
                 outs = TRAIN_OUTS,
                 seed = seed,
@@ -224,19 +230,20 @@ def protein_family(name, config, msa, models, structure = None, config_prefix = 
                 tool = "//stages/proteins:train",
             )
             runs[":%s_%s" % (name, run)] = run
-    stage(
-        name = name + "_plm",
-        config = "configs/%splm.json" % config_prefix,
-        inputs = family,
-        outs = TRAIN_OUTS,
-        seed = 0,
-        tool = "//stages/proteins:plm",
-    )
-    runs[":%s_plm" % name] = "plm"
+    if plm:
+        stage(
+            name = name + "_plm",
+            config = package + "configs/%splm.json" % config_prefix,
+            inputs = family,
+            outs = TRAIN_OUTS,
+            seed = 0,
+            tool = "//stages/proteins:plm",
+        )
+        runs[":%s_plm" % name] = "plm"
     for profile in baselines:
         stage(
             name = name + "_" + profile,
-            config = "configs/%s.json" % profile,
+            config = package + "configs/%s.json" % profile,
             inputs = family,
             outs = [
                 "freecontact.txt",
@@ -247,10 +254,11 @@ def protein_family(name, config, msa, models, structure = None, config_prefix = 
             tool = "//stages/proteins:freecontact",
         )
         runs[":%s_%s" % (name, profile)] = profile
-    runs.update(coupling_runs(name, couplings, config_prefix))
-    runs.update(coupling_runs(name, attention, config_prefix, kind = "attention"))
-    runs.update(coupling_runs(name, PLM_PAD_RUNS, config_prefix, kind = "plm_pad"))
-    if structure:
+    runs.update(coupling_runs(name, couplings, config_prefix, package = package))
+    runs.update(coupling_runs(name, attention, config_prefix, kind = "attention", package = package))
+    if plm_pad:
+        runs.update(coupling_runs(name, PLM_PAD_RUNS, config_prefix, kind = "plm_pad", package = package))
+    if structure and score:
         runs[":" + name] = "family"
         stage(
             name = name + "_score",
@@ -260,3 +268,4 @@ def protein_family(name, config, msa, models, structure = None, config_prefix = 
             seed = 0,
             tool = "//stages/proteins:score",
         )
+    return runs
