@@ -16,12 +16,16 @@
 # stage's seconds_per_step; PyTorch's process time over its steps), the
 # whole process's CPU, peak resident memory and the loss at step N.
 #   tools/bazel run //bench/proteins:attention_torch_compare -- [--steps N] [--rounds R] [--core C] [--json FILE]
+# --no-peer runs the stage's side only (no PyTorch, nothing installed): the
+# smoke test's mode (//bench:smoke_test), which checks that the benchmark
+# still reads the stage's configuration and runs.
 set -euo pipefail
 
 steps=10
 rounds=2
 core=0
 json=""
+peer=1
 die() { echo "attention_torch_compare: $*" >&2; exit 1; }
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -29,6 +33,7 @@ while [[ $# -gt 0 ]]; do
     --rounds) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || die "--rounds: expected a positive whole number"; rounds=$2; shift 2 ;;
     --core) [[ ${2:-} =~ ^[0-9]+$ ]] || die "--core: expected a core number"; core=$2; shift 2 ;;
     --json) json=$2; shift 2 ;;
+    --no-peer) peer=0; shift ;;
     -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (--help)" ;;
   esac
@@ -38,7 +43,7 @@ here=${BUILD_WORKING_DIRECTORY:-$PWD}
 command -v taskset >/dev/null || die "taskset (util-linux) not found"
 [[ -x /usr/bin/time ]] || die "/usr/bin/time not found (Debian's package 'time')"
 [[ $core -lt $(nproc) ]] || die "--core $core: this machine has cores 0 .. $(($(nproc) - 1))"
-if ! /usr/bin/python3 -c 'import torch' 2>/dev/null; then
+if [[ $peer -eq 1 ]] && ! /usr/bin/python3 -c 'import torch' 2>/dev/null; then
   echo "attention_torch_compare: installing Debian's python3-torch ..." >&2
   sudo=""
   [[ $(id -u) -eq 0 ]] || sudo=sudo
@@ -86,14 +91,16 @@ run() {
 for r in $(seq 1 "$rounds"); do
   for level in avx2 native; do
     run "$level" "$level"
-    run "torch_$level" "$level"
+    [[ $peer -eq 0 ]] || run "torch_$level" "$level"
   done
 done
 
-/usr/bin/python3 - "$work" "$rounds" "$steps" "$json" "$core" <<'PY'
+/usr/bin/python3 - "$work" "$rounds" "$steps" "$json" "$core" "$peer" <<'PY'
 import csv, hashlib, json, os, platform, statistics, sys
 work, rounds, steps, out, core = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
-names = ["avx2", "torch_avx2", "native", "torch_native"]
+peer = sys.argv[6] == "1"
+names = ["avx2", "torch_avx2", "native", "torch_native"] if peer else ["avx2", "native"]
+version = None
 label = {"avx2": "attention stage, AVX2 clones",
          "torch_avx2": "PyTorch float32, AVX2 (ATEN_CPU_CAPABILITY=avx2, OPENBLAS_CORETYPE=Haswell)",
          "native": "attention stage, this CPU's clones",
@@ -121,6 +128,13 @@ for n in names:
     rows[n] = {"label": label[n], "seconds_per_step": per_step, "process_cpu_seconds": cpu, "peak_rss_mb": rss,
                "loss_at_step_n": loss[0], "outputs_sha256": [list(d) for d in sorted(digests)]}
 stage_bytes = {tuple(map(tuple, rows[n]["outputs_sha256"])) for n in names if not n.startswith("torch")}
+if not peer:
+    for n in names:
+        print("%s: %.3f s per step, loss at step %d %.6f" % (
+            rows[n]["label"], statistics.median(rows[n]["seconds_per_step"]), steps, rows[n]["loss_at_step_n"]))
+    print("stage outputs: %s across levels (no PyTorch: --no-peer)" % (
+        "the same bytes" if len(stage_bytes) == 1 else "DIFFERENT BYTES"))
+    sys.exit(0 if len(stage_bytes) == 1 else 1)
 ok = True
 print("| run | CPU per step, s (median) | process CPU, s | peak memory, MB | loss at step %d | against PyTorch |" % steps)
 print("|---|---|---|---|---|---|")

@@ -26,8 +26,10 @@ int main(int argc, char** argv) {
   try {
     const std::string out = argv[6];
     const nlohmann::json cfg = nlohmann::json::parse(read_text(argv[3]));
-    if (cfg.value("fit_on", "") != "all" || cfg.value("model", "") != "attention")
-      throw StageError(std::string(argv[3]) + ": expected an attention fit on all sequences");
+    // An attention stage configuration (heads, head_dim, lambda, ... below)
+    // fitted on every sequence, train then test.
+    if (cfg.value("fit_on", "") != "all")
+      throw StageError(std::string(argv[3]) + ": expected a fit on all sequences (\"fit_on\": \"all\")");
     adamw_reference::AttentionProblem p;
     p.sequences = arma::join_cols(h5_read_imatrix(argv[1], "sequences"), h5_read_imatrix(argv[2], "sequences"));
     p.seed = std::stoull(argv[4]);
