@@ -18,9 +18,10 @@
 int main(int argc, char** argv) {
   std::string dir, fingerprints, root = ".";
   bool require_code = false;
-  CLI::App app{"Audits a results tree against its MANIFEST.json and its provenance chains; with --stale, also "
-               "against the source tree. Prints every problem, naming the file; exits 1 if there is any.",
-               "audit"};
+  CLI::App app{
+      "Audits a results tree against its MANIFEST.json and its provenance chains; with --stale, also "
+      "against the source tree. Prints every problem, naming the file; exits 1 if there is any.",
+      "audit"};
   app.add_option("DIR", dir, "the results tree (default: results/ of the workspace under bazel run, else results)");
   app.add_option("--stale", fingerprints, "the stage fingerprints (//paper:paper_fingerprints) to check against");
   app.add_option("--root", root, "where the files the fingerprints name are")->capture_default_str();
@@ -34,8 +35,8 @@ int main(int argc, char** argv) {
     auto problems = potts::provenance::audit_results(dir);
     std::size_t stale = 0;
     if (!fingerprints.empty()) {
-      auto r = potts::provenance::stale_results(dir, potts::provenance::read_fingerprints(fingerprints), root,
-                                                require_code);
+      auto r =
+          potts::provenance::stale_results(dir, potts::provenance::read_fingerprints(fingerprints), root, require_code);
       for (const auto& n : r.notes) std::cout << "audit: note: " << n << "\n";
       stale = r.stale.size();
       problems.insert(problems.end(), r.stale.begin(), r.stale.end());

@@ -97,8 +97,8 @@ double p5_standard_error(const std::string& a, const std::string& b) {
     std::vector<arma::mat> out;
     for (const auto& e : std::filesystem::directory_iterator(d)) {
       const std::string name = e.path().filename().string(), stem = "paper_pf00071_" + key;
-      if (name == stem || (name.rfind(stem + "_s", 0) == 0 && name.find_first_not_of("0123456789", stem.size() + 2) ==
-                                                                   std::string::npos))
+      if (name == stem || (name.rfind(stem + "_s", 0) == 0 &&
+                           name.find_first_not_of("0123456789", stem.size() + 2) == std::string::npos))
         out.push_back(h5_read_matrix(e.path().string() + "/scores.h5", "scores"));
     }
     return out;
@@ -108,7 +108,8 @@ double p5_standard_error(const std::string& a, const std::string& b) {
   std::vector<int> numbers;
   for (double r : columns.at("residue")) numbers.push_back(int(r));
   std::set<std::pair<int, int>> truth;
-  for (std::size_t k = 0; k < contacts.at("i").size(); ++k) truth.insert({int(contacts.at("i")[k]), int(contacts.at("j")[k])});
+  for (std::size_t k = 0; k < contacts.at("i").size(); ++k)
+    truth.insert({int(contacts.at("i")[k]), int(contacts.at("j")[k])});
   const auto fa = fits(a), fb = fits(b);
   EXPECT_FALSE(fa.empty() || fb.empty()) << a << " or " << b << " has no committed score matrix";
   return proteins::paired_precision_difference(fa, fb, numbers, truth, 1.0, 6).standard_error;
@@ -134,7 +135,8 @@ TEST(PaperClaims, ProteinClaimsAreTheStatedOnes) {
     return out;
   };
   auto cells = claims::protein_claims(score, margin, keys);
-  std::vector<claims::HeadsClaim> heads = {claims::heads_claim(score, keys.plm, configurations(ph.at("configurations")), margin)};
+  std::vector<claims::HeadsClaim> heads = {
+      claims::heads_claim(score, keys.plm, configurations(ph.at("configurations")), margin)};
   for (const auto& h : heads) cells.push_back(h.cell);
   // P5: the observation's protocol against the PLM on its conventions, by
   // the paired rule, from the keys the committed summary names.

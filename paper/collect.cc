@@ -18,9 +18,10 @@
 int main(int argc, char** argv) {
   using namespace potts;
   std::string index_path, dest;
-  CLI::App app{"Copies what INDEX.json lists into a new results tree with its MANIFEST.json and swaps it in whole; "
-               "prints every stage's wall time from its provenance record.",
-               "collect"};
+  CLI::App app{
+      "Copies what INDEX.json lists into a new results tree with its MANIFEST.json and swaps it in whole; "
+      "prints every stage's wall time from its provenance record.",
+      "collect"};
   app.add_option("INDEX.json", index_path, "the index of a scale (//paper:<scale>_index)")->required();
   app.add_option("--dest", dest, "the destination (default: results/ of the workspace under bazel run)");
   if (const int rc = potts::parse_arguments(app, argc, argv); rc >= 0) return rc;

@@ -14,9 +14,10 @@
 
 int main(int argc, char** argv) {
   std::string dir;
-  CLI::App app{"Stores the provenance records of a results tree compact (no copies of upstream records) and "
-               "rewrites its MANIFEST.json; checks first that every copy it drops is the record beside it.",
-               "compact"};
+  CLI::App app{
+      "Stores the provenance records of a results tree compact (no copies of upstream records) and "
+      "rewrites its MANIFEST.json; checks first that every copy it drops is the record beside it.",
+      "compact"};
   app.add_option("DIR", dir, "a results tree (relative paths are taken from the workspace under bazel run)")
       ->required();
   if (const int rc = potts::parse_arguments(app, argc, argv); rc >= 0) return rc;

@@ -19,7 +19,6 @@
 #include "lib/provenance/linked.h"
 #include "lib/provenance/literate.h"
 
-
 int main(int argc, char** argv) {
   using namespace potts;
   return run_stage("paper", "Fills the literate paper's numbers from stage summaries.", argc, argv, [](Stage& st) {
@@ -58,10 +57,13 @@ int main(int argc, char** argv) {
     std::string version = run_command("/usr/bin/pandoc --version", hint);
     version = version.substr(0, version.find('\n'));
     write_atomic(html, [&](const std::string& tmp) {
-      run_command("/usr/bin/pandoc --from=markdown-raw_tex-smart --to=html5 --standalone --mathml" +
-          (header_key.empty() ? std::string() : " --include-in-header=" + shell_quoted(st.input(header_key))) +
-          " --metadata pagetitle='What does self-attention learn from masked language modelling? A reproduction'"
-          " --output=" + shell_quoted(tmp) + " " + shell_quoted(linked_md) + (spec_key.empty() ? "" : " " + shell_quoted(linked_spec)),
+      run_command(
+          "/usr/bin/pandoc --from=markdown-raw_tex-smart --to=html5 --standalone --mathml" +
+              (header_key.empty() ? std::string() : " --include-in-header=" + shell_quoted(st.input(header_key))) +
+              " --metadata pagetitle='What does self-attention learn from masked language modelling? A reproduction'"
+              " --output=" +
+              shell_quoted(tmp) + " " + shell_quoted(linked_md) +
+              (spec_key.empty() ? "" : " " + shell_quoted(linked_spec)),
           hint);
     });
     std::remove(linked_md.c_str());

@@ -87,7 +87,8 @@ std::vector<std::string> decimals(const std::string& text) {
     std::string run = text.substr(k, e - k);
     while (!run.empty() && run.back() == '.') run.pop_back();
     bool decimal = false;
-    for (std::size_t d = 1; d + 1 < run.size(); ++d) decimal = decimal || (run[d] == '.' && is_digit(run[d - 1]) && is_digit(run[d + 1]));
+    for (std::size_t d = 1; d + 1 < run.size(); ++d)
+      decimal = decimal || (run[d] == '.' && is_digit(run[d - 1]) && is_digit(run[d + 1]));
     // An exponent right after the run (the run without a trailing dot).
     if (e < text.size() && run.size() == e - k && (text[e] == 'e' || text[e] == 'E')) {
       std::size_t x = e + 1;
@@ -319,9 +320,10 @@ TEST_F(Page, EveryParameterIsItsConfigurationsValue) {
     const std::string href = n.link->attrs.at("href"), title = n.link->attrs.at("title");
     ASSERT_EQ(href.rfind("../", 0), 0u) << title;
     const std::string src = href.substr(3);
-    const std::string key = title.substr(std::string("a parameter: ").size(), title.find(" in ") - std::string("a parameter: ").size());
-    ASSERT_TRUE(fs::is_regular_file(src)) << src << " (named by the parameter " << n.text
-                                          << ") is not in the data of //paper:numbers_test";
+    const std::string key =
+        title.substr(std::string("a parameter: ").size(), title.find(" in ") - std::string("a parameter: ").size());
+    ASSERT_TRUE(fs::is_regular_file(src))
+        << src << " (named by the parameter " << n.text << ") is not in the data of //paper:numbers_test";
     const std::string text = read_text(src);
     std::vector<double> values;
     if (src.size() > 5 && src.substr(src.size() - 5) == ".json") {
@@ -338,7 +340,8 @@ TEST_F(Page, EveryParameterIsItsConfigurationsValue) {
     } else {
       // A .bzl constant: KEY = [numbers] on one line.
       std::smatch m;
-      ASSERT_TRUE(std::regex_search(text, m, std::regex("\\n" + key + " = \\[([^\\]]*)\\]"))) << src << " has no " << key;
+      ASSERT_TRUE(std::regex_search(text, m, std::regex("\\n" + key + " = \\[([^\\]]*)\\]")))
+          << src << " has no " << key;
       std::stringstream list(m[1].str());
       for (std::string x; std::getline(list, x, ',');) values.push_back(std::stod(x));
     }
@@ -366,8 +369,8 @@ TEST_F(Page, EveryConventionNamesWhereItIsStated) {
       EXPECT_NE(html_->find("id=\"" + href.substr(1) + "\""), std::string::npos) << href;
     } else {
       ASSERT_EQ(href.rfind("../", 0), 0u) << href;
-      EXPECT_TRUE(fs::is_regular_file(href.substr(3))) << href.substr(3) << " (named by the convention " << n.text
-                                                       << ") is not in the data of //paper:numbers_test";
+      EXPECT_TRUE(fs::is_regular_file(href.substr(3)))
+          << href.substr(3) << " (named by the convention " << n.text << ") is not in the data of //paper:numbers_test";
     }
     ++checked;
   }

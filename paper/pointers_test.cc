@@ -32,7 +32,8 @@ void pointers(const nlohmann::json& j, const std::string& at, std::vector<std::p
   if (!j.is_object()) return;
   for (const auto& [k, v] : j.items()) {
     const std::string key = at.empty() ? k : at + "." + k;
-    if (k.size() > 3 && k.compare(k.size() - 3, 3, "_in") == 0 && v.is_string()) out.emplace_back(key, v.get<std::string>());
+    if (k.size() > 3 && k.compare(k.size() - 3, 3, "_in") == 0 && v.is_string())
+      out.emplace_back(key, v.get<std::string>());
     pointers(v, key, out);
   }
 }
@@ -47,13 +48,15 @@ TEST(Pointers, EverySummarysInPointerNamesAFileAndAKeyItHolds) {
       const auto space = value.find(' ');
       ASSERT_NE(space, std::string::npos) << e.path() << ": " << key << " = '" << value << "', expected '<file> <key>'";
       const std::string file = value.substr(0, space), path = value.substr(space + 1);
-      const fs::path target = file == "provenance.json" ? record_of(e.path().parent_path()) : e.path().parent_path() / file;
-      ASSERT_TRUE(fs::is_regular_file(target)) << e.path() << ": " << key << " points at " << target << ", which is missing";
+      const fs::path target =
+          file == "provenance.json" ? record_of(e.path().parent_path()) : e.path().parent_path() / file;
+      ASSERT_TRUE(fs::is_regular_file(target))
+          << e.path() << ": " << key << " points at " << target << ", which is missing";
       nlohmann::json node = nlohmann::json::parse(read_text(target.string()));
       std::stringstream parts(path);
       for (std::string part; std::getline(parts, part, '.');) {
-        ASSERT_TRUE(node.is_object() && node.contains(part))
-            << e.path() << ": " << key << " points at '" << path << "' in " << target << ", which has no '" << part << "'";
+        ASSERT_TRUE(node.is_object() && node.contains(part)) << e.path() << ": " << key << " points at '" << path
+                                                             << "' in " << target << ", which has no '" << part << "'";
         node = node.at(part);
       }
       ++checked;
@@ -97,7 +100,8 @@ TEST(Pointers, EveryResultsPathTheAccountNamesExists) {
       }
     }
     const std::regex pattern(re + (p.back() == '/' ? ".*" : ""));
-    const bool any = std::any_of(files.begin(), files.end(), [&](const std::string& f) { return std::regex_match(f, pattern); });
+    const bool any =
+        std::any_of(files.begin(), files.end(), [&](const std::string& f) { return std::regex_match(f, pattern); });
     EXPECT_TRUE(any) << "the account names results/" << p << ", which matches no file";
   }
 }

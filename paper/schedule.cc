@@ -35,10 +35,12 @@ int main(int argc, char** argv) {
     std::printf("\n%8s %14s %14s %14s\n", "workers", "max(W/N, T)", "list schedule", "W/N + T");
     for (int n : {1, 2, 8, 32, 128}) {
       const double lower = std::max(s.work / n, s.critical_path);
-      std::printf("%8d %12.0f s %12.0f s %12.0f s\n", n, lower, list_schedule(actions, n), s.work / n + s.critical_path);
+      std::printf("%8d %12.0f s %12.0f s %12.0f s\n", n, lower, list_schedule(actions, n),
+                  s.work / n + s.critical_path);
     }
-    std::printf("\n(compiles, links and cache lookups are not counted; the times are those recorded when results/\n"
-                "was made, some beside other work)\n");
+    std::printf(
+        "\n(compiles, links and cache lookups are not counted; the times are those recorded when results/\n"
+        "was made, some beside other work)\n");
   } catch (const std::exception& e) {
     std::cerr << "schedule: " << e.what() << "\n";
     return 1;

@@ -22,7 +22,8 @@ TEST(ScheduleRecords, TheCommittedDagHasWorkSpanAndSchedulesWithinBounds) {
   EXPECT_LE(s.critical_path, s.work);
   ASSERT_FALSE(s.chain.empty());
   EXPECT_EQ(s.chain.back(), "//paper:paper_md");
-  const auto first = std::find_if(actions.begin(), actions.end(), [&](const Action& a) { return a.target == s.chain.front(); });
+  const auto first =
+      std::find_if(actions.begin(), actions.end(), [&](const Action& a) { return a.target == s.chain.front(); });
   ASSERT_NE(first, actions.end());
   EXPECT_TRUE(first->upstream.empty()) << s.chain.front();
   for (int n : {1, 2, 8, 32}) {

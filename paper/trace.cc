@@ -12,10 +12,11 @@
 
 int main(int argc, char** argv) {
   std::string file, dir, fingerprints, root = ".";
-  CLI::App app{"Prints the chain of FILE, a file of results/ (e.g. results/figures/fig2a_h70.png): its SHA-256, the "
-               "stage that made it, its configuration and seed, every input with its hash, recursively back to the "
-               "first stage, the code version, and whether it is current or stale (and why).",
-               "tools/bazel run //paper:trace --"};
+  CLI::App app{
+      "Prints the chain of FILE, a file of results/ (e.g. results/figures/fig2a_h70.png): its SHA-256, the "
+      "stage that made it, its configuration and seed, every input with its hash, recursively back to the "
+      "first stage, the code version, and whether it is current or stale (and why).",
+      "tools/bazel run //paper:trace --"};
   app.add_option("FILE", file, "a file of results/")->required();
   app.add_option("--results", dir, "the results tree (default: results/ of the workspace)");
   app.add_option("--fingerprints", fingerprints, "the stage fingerprints to judge staleness by");
@@ -29,7 +30,8 @@ int main(int argc, char** argv) {
   try {
     std::vector<std::string> stale;
     if (!fingerprints.empty())
-      stale = potts::provenance::stale_results(dir, potts::provenance::read_fingerprints(fingerprints), root, true).stale;
+      stale =
+          potts::provenance::stale_results(dir, potts::provenance::read_fingerprints(fingerprints), root, true).stale;
     // The audit's own problems (a changed file anywhere) count too.
     for (const auto& p : potts::provenance::audit_results(dir)) stale.push_back(p);
     std::cout << potts::provenance::trace_result(dir, file, &stale);

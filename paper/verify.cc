@@ -22,11 +22,13 @@ int main(int argc, char** argv) {
   VerifyOptions o;
   const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
   o.workspace = ws ? ws : ".";
-  CLI::App app{"Re-executes stages of a results tree with no cache and compares every output byte for byte with "
-               "its provenance record (locked by MANIFEST.json). Writes nothing into the results tree.",
-               "verify"};
+  CLI::App app{
+      "Re-executes stages of a results tree with no cache and compares every output byte for byte with "
+      "its provenance record (locked by MANIFEST.json). Writes nothing into the results tree.",
+      "verify"};
   app.add_option("--stage", o.stages, "stages to verify: targets (//stages/train:quick) or record names (train.quick)");
-  app.add_option("--sample", o.sample, "verify K stages chosen by --seed (stated in the output)")->check(CLI::NonNegativeNumber);
+  app.add_option("--sample", o.sample, "verify K stages chosen by --seed (stated in the output)")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--seed", o.seed, "the seed of --sample's choice");
   app.add_flag("--all", o.all, "verify every stage (costs what the DAG cost: see the first lines)");
   app.add_option("--results", o.results, "the results tree (default: results/ of the workspace)");
@@ -48,7 +50,8 @@ int main(int argc, char** argv) {
   // is reported as any bad argument.
   app.callback([&] {
     const int modes = (o.all ? 1 : 0) + (o.sample >= 0 ? 1 : 0) + (o.stages.empty() ? 0 : 1);
-    if (modes != 1) throw CLI::ValidationError("selection", "give exactly one of --stage NAME..., --sample K --seed S, --all");
+    if (modes != 1)
+      throw CLI::ValidationError("selection", "give exactly one of --stage NAME..., --sample K --seed S, --all");
     if (o.sample >= 0 && app.count("--seed") == 0) throw CLI::ValidationError("--sample", "needs --seed S");
   });
   if (const int rc = potts::parse_arguments(app, argc, argv); rc >= 0) return rc;

@@ -29,7 +29,8 @@ int main(int argc, char** argv) {
         text = v;
       } else if (a == "--embed") {
         const auto eq = v.find('=');
-        if (eq == std::string::npos || eq == 0) throw potts::StageError("json_config: --embed " + v + ": want KEY=FILE");
+        if (eq == std::string::npos || eq == 0)
+          throw potts::StageError("json_config: --embed " + v + ": want KEY=FILE");
         embeds.push_back({v.substr(0, eq), v.substr(eq + 1)});
       } else {
         throw potts::StageError("json_config: unknown flag " + a);

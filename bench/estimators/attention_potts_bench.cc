@@ -54,7 +54,7 @@ void run_product(const Shape& sh, const arma::Mat<T>& a, const arma::Mat<T>& b, 
 
 void BM_AttentionProduct(benchmark::State& state) {
   const arma::uword P = kL * (kL - 1) / 2, S = kA * (kA + 1) / 2, K = kA * (kA - 1) / 2;
-  const Shape shapes[] = {{false, true, S, P, kH}, {false, true, K, P, kH}, {false, false, S, kH, P},
+  const Shape shapes[] = {{false, true, S, P, kH},  {false, true, K, P, kH}, {false, false, S, kH, P},
                           {false, false, K, kH, P}, {true, false, P, kH, S}, {true, false, P, kH, K}};
   const Shape sh = shapes[state.range(0)];
   // Operands of the shapes' sizes (contents do not change the time).
@@ -106,11 +106,18 @@ void BM_AttentionStep(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(attention_potts_loss(s, x, batch, pen, &g, work));
   set_parallel_threads(1);
   // The six products' multiply-adds (the step's bulk): 3 H A^2 P.
-  state.counters["macs_per_ns"] =
-      benchmark::Counter(3.0 * double(kA * kA) * double(s.heads) * double(s.pairs()) * 1e-9,
-                         benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["macs_per_ns"] = benchmark::Counter(3.0 * double(kA * kA) * double(s.heads) * double(s.pairs()) * 1e-9,
+                                                     benchmark::Counter::kIsIterationInvariantRate);
 }
-BENCHMARK(BM_AttentionStep)->Args({0, 256, 32, 1})->Args({1, 256, 32, 1})->Args({1, 256, 32, 2})->Args({1, 128, 32, 1})->Args({1, 64, 32, 1})->Args({1, 32, 16, 1})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_AttentionStep)
+    ->Args({0, 256, 32, 1})
+    ->Args({1, 256, 32, 1})
+    ->Args({1, 256, 32, 2})
+    ->Args({1, 128, 32, 1})
+    ->Args({1, 64, 32, 1})
+    ->Args({1, 32, 16, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 }  // namespace potts

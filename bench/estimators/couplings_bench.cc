@@ -106,7 +106,8 @@ void BM_AdamwStepH256(benchmark::State& state) {
     opt.step(x, g);
   }
   const double macs = 3.0 * double(kL * kL) * 256.0 * double(kQ * kQ);
-  state.counters["macs_per_ns"] = benchmark::Counter(macs * 1e-9 * double(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["macs_per_ns"] =
+      benchmark::Counter(macs * 1e-9 * double(state.iterations()), benchmark::Counter::kIsRate);
   state.counters["parameters"] = double(s.parameter_count());
 }
 BENCHMARK(BM_AdamwStepH256)->Iterations(3)->Unit(benchmark::kMillisecond);

@@ -82,27 +82,27 @@ constexpr long kPeakIters = 1L << 24;
 
 // One peak loop: `name` runs 12 accumulators through `step` (an expression
 // in x, y and acc[i]) and returns float multiply-adds per ns.
-#define PEAK_LOOP(name, attr, V, set1, add, step, LANES)                                             \
-  attr __attribute__((noinline)) double name() {                                                   \
-    V acc[12], x = set1(1.0000001f), y = set1(0.9999999f);                                        \
-    _Pragma("GCC unroll 12") for (int i = 0; i < 12; ++i) acc[i] = set1(float(i));                  \
-    const auto t0 = Clock::now();                                                                  \
-    for (long it = 0; it < kPeakIters; ++it) {                                                     \
-      _Pragma("GCC unroll 12") for (int i = 0; i < 12; ++i) {                                       \
-        acc[i] = step;                                                                             \
-        __asm__ volatile("" : "+v"(x));                                                            \
-      }                                                                                            \
-    }                                                                                              \
-    const double t = std::chrono::duration<double>(Clock::now() - t0).count();                     \
-    float sink[LANES];                                                                             \
-    V s = acc[0];                                                                                  \
-    for (int i = 1; i < 12; ++i) s = add(s, acc[i]);                                               \
-    std::memcpy(sink, &s, sizeof(s));                                                              \
-    return sink[0] == 42.0f ? 0.0 : double(kPeakIters) * 12 * LANES / t / 1e9;                    \
+#define PEAK_LOOP(name, attr, V, set1, add, step, LANES)                           \
+  attr __attribute__((noinline)) double name() {                                   \
+    V acc[12], x = set1(1.0000001f), y = set1(0.9999999f);                         \
+    _Pragma("GCC unroll 12") for (int i = 0; i < 12; ++i) acc[i] = set1(float(i)); \
+    const auto t0 = Clock::now();                                                  \
+    for (long it = 0; it < kPeakIters; ++it) {                                     \
+      _Pragma("GCC unroll 12") for (int i = 0; i < 12; ++i) {                      \
+        acc[i] = step;                                                             \
+        __asm__ volatile("" : "+v"(x));                                            \
+      }                                                                            \
+    }                                                                              \
+    const double t = std::chrono::duration<double>(Clock::now() - t0).count();     \
+    float sink[LANES];                                                             \
+    V s = acc[0];                                                                  \
+    for (int i = 1; i < 12; ++i) s = add(s, acc[i]);                               \
+    std::memcpy(sink, &s, sizeof(s));                                              \
+    return sink[0] == 42.0f ? 0.0 : double(kPeakIters) * 12 * LANES / t / 1e9;     \
   }
 // A level's two loops: fused multiply-adds, and multiplications then additions.
-#define PEAK_LOOPS(suffix, attr, V, zero, set1, fma, mul, add, LANES)                 \
-  PEAK_LOOP(fma_peak_##suffix, attr, V, set1, add, fma(x, y, acc[i]), LANES)          \
+#define PEAK_LOOPS(suffix, attr, V, zero, set1, fma, mul, add, LANES)        \
+  PEAK_LOOP(fma_peak_##suffix, attr, V, set1, add, fma(x, y, acc[i]), LANES) \
   PEAK_LOOP(muladd_peak_##suffix, attr, V, set1, add, add(acc[i], mul(x, y)), LANES)
 
 // The baseline has no FMA instruction: its "FMA peak" is FMA3 at 128 bits,
@@ -163,10 +163,14 @@ int main(int argc, char** argv) {
     if (i + 1 >= argc) return usage(("dense_product_levels: " + a + " needs a value").c_str());
     const std::string v = argv[++i];
     try {
-      if (a == "--rounds") rounds = std::stoi(v);
-      else if (a == "--core") core = std::stoi(v);
-      else if (a == "--json") json_path = v;
-      else return usage(("dense_product_levels: unknown argument '" + a + "'").c_str());
+      if (a == "--rounds")
+        rounds = std::stoi(v);
+      else if (a == "--core")
+        core = std::stoi(v);
+      else if (a == "--json")
+        json_path = v;
+      else
+        return usage(("dense_product_levels: unknown argument '" + a + "'").c_str());
     } catch (const std::exception&) {
       return usage(("dense_product_levels: " + a + ": expected a whole number, got '" + v + "'").c_str());
     }
@@ -186,7 +190,8 @@ int main(int argc, char** argv) {
   for (IsaLevel l : levels) {
     peaks.push_back(measure_peak(l));
     const Peak& p = peaks.back();
-    std::fprintf(stderr, "peak %-8s float: FMA %.1f, multiply then add %.1f multiply-adds/ns (clock %.2f GHz at 2 FMA units)\n",
+    std::fprintf(stderr,
+                 "peak %-8s float: FMA %.1f, multiply then add %.1f multiply-adds/ns (clock %.2f GHz at 2 FMA units)\n",
                  potts::isa_name(l), p.fma, p.muladd, p.fma / (2.0 * lanes(l, true)));
     out["peaks"][potts::isa_name(l)] = {{"fma_float_per_ns", p.fma},
                                         {"muladd_float_per_ns", p.muladd},
@@ -207,9 +212,9 @@ int main(int argc, char** argv) {
       // The peaks are float; a double lane does half the work per instruction.
       const double scale = s.single ? 1.0 : 0.5;
       const double of_fma = rate / (peaks[li].fma * scale), of_ma = rate / (peaks[li].muladd * scale);
-      std::printf("| %s (%s) | %llu x %llu x %llu | %s | %.2f | %.0f %% | %.0f %% |\n", s.name, s.single ? "float" : "double",
-                  (unsigned long long)s.m, (unsigned long long)s.n, (unsigned long long)s.k, potts::isa_name(levels[li]),
-                  rate, 100 * of_fma, 100 * of_ma);
+      std::printf("| %s (%s) | %llu x %llu x %llu | %s | %.2f | %.0f %% | %.0f %% |\n", s.name,
+                  s.single ? "float" : "double", (unsigned long long)s.m, (unsigned long long)s.n,
+                  (unsigned long long)s.k, potts::isa_name(levels[li]), rate, 100 * of_fma, 100 * of_ma);
       out["products"].push_back({{"product", s.name},
                                  {"type", s.single ? "float" : "double"},
                                  {"m", s.m},

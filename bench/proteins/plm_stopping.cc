@@ -45,8 +45,8 @@ int main(int argc, char** argv) {
   mallopt(M_MMAP_MAX, 0);
   mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
   const std::string dir = argv[1];
-  const arma::imat seqs = arma::join_cols(h5_read_imatrix(dir + "/train.h5", "sequences"),
-                                          h5_read_imatrix(dir + "/test.h5", "sequences"));
+  const arma::imat seqs =
+      arma::join_cols(h5_read_imatrix(dir + "/train.h5", "sequences"), h5_read_imatrix(dir + "/test.h5", "sequences"));
   const arma::vec w = arma::join_cols(arma::vec(arma::vectorise(h5_read_matrix(dir + "/train.h5", "weights"))),
                                       arma::vec(arma::vectorise(h5_read_matrix(dir + "/test.h5", "weights"))));
   std::vector<int> numbers;

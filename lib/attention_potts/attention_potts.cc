@@ -95,7 +95,7 @@ struct BlockParts {
 // Bminus^T (P x H) in T, each entry computed in double, then rounded.
 template <class T>
 void maps_forward(const AttentionPottsSpec& s, const arma::vec& x, AttentionPottsWorkspace& work,
-                    AttentionProducts<T>* pr) {
+                  AttentionProducts<T>* pr) {
   const arma::uword L = s.L, d = s.head_dim, P = s.pairs();
   work.maps.set_size(L, L * s.heads);
   if (pr != nullptr) {
@@ -169,8 +169,8 @@ void fill_values(const AttentionPottsSpec& s, const arma::vec& x, const BlockPar
 // parts: Ws_p(a, b) = Wsym(u) + Wanti(k) for a < b, Wsym(u) - Wanti(k) for
 // a > b, Wsym(u) on the diagonal.
 template <class T>
-void couplings_forward(const AttentionPottsSpec& s, const BlockParts& parts, AttentionProducts<T>& pr, arma::mat& blocks,
-                    std::vector<double>& col_sq, arma::mat* blocks_t) {
+void couplings_forward(const AttentionPottsSpec& s, const BlockParts& parts, AttentionProducts<T>& pr,
+                       arma::mat& blocks, std::vector<double>& col_sq, arma::mat* blocks_t) {
   const arma::uword A = s.A, H = s.heads, A2 = A * A, P = s.pairs();
   const arma::uword S = parts.sym_a.size(), K = parts.anti_a.size();
   pr.wsym.set_size(S, P);
@@ -220,7 +220,7 @@ void couplings_forward(const AttentionPottsSpec& s, const BlockParts& parts, Att
 // dSop(u). dBplus^T and dBminus^T stay in pr for maps_backward.
 template <class T>
 void couplings_backward(const AttentionPottsSpec& s, const BlockParts& parts, const arma::mat& blocks, double gw,
-                      arma::mat& dws, AttentionProducts<T>& pr, double* gv) {
+                        arma::mat& dws, AttentionProducts<T>& pr, double* gv) {
   const arma::uword A = s.A, H = s.heads, A2 = A * A, P = s.pairs();
   const arma::uword S = parts.sym_a.size(), K = parts.anti_a.size();
   pr.gsym.set_size(S, P);
@@ -269,7 +269,7 @@ void couplings_backward(const AttentionPottsSpec& s, const BlockParts& parts, co
 // each query row, then St = K^T Q / sqrt(d); written to g's q and k parts.
 template <class T>
 void maps_backward(const AttentionPottsSpec& s, const arma::vec& x, const AttentionPottsWorkspace& work,
-                  const AttentionProducts<T>& pr, double* g) {
+                   const AttentionProducts<T>& pr, double* g) {
   const arma::uword L = s.L, d = s.head_dim;
   const double scale = 1.0 / std::sqrt(double(d));
   parallel_ranges(s.heads, [&](std::size_t h0, std::size_t h1) {
@@ -362,8 +362,9 @@ double attention_potts_loss(const AttentionPottsSpec& s, const arma::vec& x, con
   if (grad != nullptr) grad->set_size(s.parameter_count());  // every entry is written below
   arma::uword n_targets = 0;
   const double data_scale = penalty.squared ? double(penalty.family_size) / double(B) : 1.0 / double(B);
-  const double ce = pad_data_term(L, A, work.blocks, work.blocks_t, b, batch, data_scale, work.data, &n_targets,
-                                  grad != nullptr ? &work.dblocks : nullptr, grad != nullptr ? grad->memptr() : nullptr);
+  const double ce =
+      pad_data_term(L, A, work.blocks, work.blocks_t, b, batch, data_scale, work.data, &n_targets,
+                    grad != nullptr ? &work.dblocks : nullptr, grad != nullptr ? grad->memptr() : nullptr);
   // Penalty: ||W||_F^2 = 2 sum_p ||Ws_p||^2 (both ordered pairs; the
   // blocks' squares from attention_potts_couplings).
   double blocks_sq = 0.0;
@@ -371,7 +372,7 @@ double attention_potts_loss(const AttentionPottsSpec& s, const arma::vec& x, con
   double b2 = 0.0;
   for (arma::uword e = 0; e < A * L; ++e) b2 += b[e] * b[e];
   double loss = 0.0, gb = 0.0, gw = 0.0;  // the penalty's gradient: gb b on the fields, gw Ws_p on each block
-  if (penalty.squared) {  // eq. O1s
+  if (penalty.squared) {                  // eq. O1s
     const double k_w = double(n_targets) * penalty.lambda * double(A) / (2.0 * double(B));
     const double k_b = s.fields ? double(n_targets) * penalty.lambda / (double(B) * double(L)) : 0.0;
     loss = ce * data_scale + (k_w * (2.0 * blocks_sq) + k_b * b2);
@@ -491,8 +492,8 @@ double attention_potts_mean_loss(const AttentionPottsSpec& spec, const arma::vec
   AttentionPottsWorkspace work;
   couplings(spec, x, BlockParts(spec.A), work, true);
   arma::uword n_targets = 0;
-  const double ce =
-      pad_data_term(spec.L, spec.A, work.blocks, work.blocks_t, x.memptr(), sequences, 1.0, work.data, &n_targets, nullptr, nullptr);
+  const double ce = pad_data_term(spec.L, spec.A, work.blocks, work.blocks_t, x.memptr(), sequences, 1.0, work.data,
+                                  &n_targets, nullptr, nullptr);
   return n_targets == 0 ? 0.0 : ce / double(n_targets);
 }
 

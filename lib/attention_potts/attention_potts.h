@@ -56,9 +56,9 @@
 namespace potts {
 
 struct AttentionPottsSpec {
-  arma::uword L = 0;       // sites
-  arma::uword A = 20;      // states that are targets; any state >= A is a pad
-  arma::uword heads = 32;  // H
+  arma::uword L = 0;          // sites
+  arma::uword A = 20;         // states that are targets; any state >= A is a pad
+  arma::uword heads = 32;     // H
   arma::uword head_dim = 16;  // d
   // Eq. P1's products in float (each sum in float, from operands rounded to
   // float; the rest in double): twice as fast, the same bits on every CPU
@@ -97,10 +97,10 @@ struct AttentionPottsPenalty {
 // for float_products).
 template <class T>
 struct AttentionProducts {
-  arma::Mat<T> sop, kop;          // S x H, K x H
-  arma::Mat<T> bp_t, bm_t;        // Bplus^T, Bminus^T: P x H
-  arma::Mat<T> wsym, want;        // S x P, K x P
-  arma::Mat<T> gsym, gant;        // the loss's gradient w.r.t. wsym, want
+  arma::Mat<T> sop, kop;    // S x H, K x H
+  arma::Mat<T> bp_t, bm_t;  // Bplus^T, Bminus^T: P x H
+  arma::Mat<T> wsym, want;  // S x P, K x P
+  arma::Mat<T> gsym, gant;  // the loss's gradient w.r.t. wsym, want
   arma::Mat<T> dsop, dkop, dbp_t, dbm_t;
 };
 

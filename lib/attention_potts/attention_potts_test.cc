@@ -57,7 +57,8 @@ double direct_loss(const AttentionPottsSpec& s, const arma::vec& x, const arma::
       if (batch(n, i) >= arma::sword(A)) continue;
       arma::vec z = b.col(i);
       for (arma::uword j = 0; j < L; ++j)
-        if (j != i && batch(n, j) < arma::sword(A)) z += W.submat(i * A, j * A + batch(n, j), i * A + A - 1, j * A + batch(n, j));
+        if (j != i && batch(n, j) < arma::sword(A))
+          z += W.submat(i * A, j * A + batch(n, j), i * A + A - 1, j * A + batch(n, j));
       const double mx = z.max();
       ce += mx + std::log(arma::accu(arma::exp(z - mx))) - z(batch(n, i));
       T += 1.0;
@@ -187,27 +188,27 @@ TEST(AttentionPotts, FloatProductsAgreeWithDoubleToFloatRounding) {
 
 TEST(AttentionPotts, SameBitsAtAnyThreadCount) {
   for (bool fl : {false, true}) {
-  AttentionPottsSpec s;
-  s.float_products = fl;
-  s.L = 23;
-  s.A = 20;
-  s.heads = 5;
-  s.head_dim = 4;
-  const arma::imat batch = make_batch(9, s.L, s.A, 5);
-  const arma::vec x = attention_potts_start(s, batch, 1e-3, 3);
-  AttentionPottsPenalty pen;
-  pen.lambda = 1e-3;
-  pen.family_size = 100;
-  arma::vec g1, g3;
-  AttentionPottsWorkspace work;
-  set_parallel_threads(1);
-  const double f1 = attention_potts_loss(s, x, batch, pen, &g1, work);
-  set_parallel_threads(3);
-  const double f3 = attention_potts_loss(s, x, batch, pen, &g3, work);
-  set_parallel_threads(1);
-  EXPECT_EQ(std::memcmp(&f1, &f3, sizeof f1), 0);
-  ASSERT_EQ(g1.n_elem, g3.n_elem);
-  EXPECT_EQ(std::memcmp(g1.memptr(), g3.memptr(), g1.n_elem * sizeof(double)), 0);
+    AttentionPottsSpec s;
+    s.float_products = fl;
+    s.L = 23;
+    s.A = 20;
+    s.heads = 5;
+    s.head_dim = 4;
+    const arma::imat batch = make_batch(9, s.L, s.A, 5);
+    const arma::vec x = attention_potts_start(s, batch, 1e-3, 3);
+    AttentionPottsPenalty pen;
+    pen.lambda = 1e-3;
+    pen.family_size = 100;
+    arma::vec g1, g3;
+    AttentionPottsWorkspace work;
+    set_parallel_threads(1);
+    const double f1 = attention_potts_loss(s, x, batch, pen, &g1, work);
+    set_parallel_threads(3);
+    const double f3 = attention_potts_loss(s, x, batch, pen, &g3, work);
+    set_parallel_threads(1);
+    EXPECT_EQ(std::memcmp(&f1, &f3, sizeof f1), 0);
+    ASSERT_EQ(g1.n_elem, g3.n_elem);
+    EXPECT_EQ(std::memcmp(g1.memptr(), g3.memptr(), g1.n_elem * sizeof(double)), 0);
   }
 }
 
@@ -258,7 +259,6 @@ TEST(AttentionPotts, BadInputsAreRefused) {
   neg(0, 0) = -1;
   EXPECT_THROW(attention_potts_loss(p.spec, p.x, neg, p.pen, nullptr, work), StageError);
 }
-
 
 // The pinned code's protocol (eq. O1s, fields off, full batches).
 Problem pinned_problem(bool fields) {

@@ -52,8 +52,8 @@ inline __attribute__((always_inline)) void pair_logits_body(arma::uword A_, arma
 }
 
 POTTS_ISA_CLONED void pair_logits(arma::uword A, arma::uword L, arma::uword B, const arma::imat& batch,
-                                 const arma::mat& blocks, const arma::mat& blocks_t, arma::uword i, arma::uword j0,
-                                 arma::uword j1, arma::uword n0, arma::uword n1, double* logits) {
+                                  const arma::mat& blocks, const arma::mat& blocks_t, arma::uword i, arma::uword j0,
+                                  arma::uword j1, arma::uword n0, arma::uword n1, double* logits) {
   if (A == 20)
     pair_logits_body<20>(A, L, B, batch, blocks, blocks_t, i, j0, j1, n0, n1, logits);
   else
@@ -64,9 +64,8 @@ POTTS_ISA_CLONED void pair_logits(arma::uword A, arma::uword L, arma::uword B, c
 // d2 column s_i += r_j, sequences in order.
 template <arma::uword AC>
 inline __attribute__((always_inline)) void pair_gradient_body(arma::uword A_, arma::uword L, arma::uword B,
-                                                              const arma::imat& batch,
-                                                              const double* residuals, arma::uword i, arma::uword j,
-                                                              double* d1, double* d2) {
+                                                              const arma::imat& batch, const double* residuals,
+                                                              arma::uword i, arma::uword j, double* d1, double* d2) {
   const arma::uword A = AC ? AC : A_;
   for (arma::uword n = 0; n < B; ++n) {
     const arma::uword si = arma::uword(batch(n, i)), sj = arma::uword(batch(n, j));
@@ -84,7 +83,7 @@ inline __attribute__((always_inline)) void pair_gradient_body(arma::uword A_, ar
 }
 
 POTTS_ISA_CLONED void pair_gradient(arma::uword A, arma::uword L, arma::uword B, const arma::imat& batch,
-                                   const double* residuals, arma::uword i, arma::uword j, double* d1, double* d2) {
+                                    const double* residuals, arma::uword i, arma::uword j, double* d1, double* d2) {
   if (A == 20)
     pair_gradient_body<20>(A, L, B, batch, residuals, i, j, d1, d2);
   else
@@ -93,9 +92,8 @@ POTTS_ISA_CLONED void pair_gradient(arma::uword A, arma::uword L, arma::uword B,
 
 }  // namespace
 
-double pad_data_term(arma::uword L, arma::uword A, const arma::mat& blocks, const double* b,
-                     const arma::imat& batch, double scale, PadDataWorkspace& work, arma::uword* targets,
-                     arma::mat* dblocks, double* db) {
+double pad_data_term(arma::uword L, arma::uword A, const arma::mat& blocks, const double* b, const arma::imat& batch,
+                     double scale, PadDataWorkspace& work, arma::uword* targets, arma::mat* dblocks, double* db) {
   // Each block transposed, so that both of a pair's contributions read A
   // contiguous entries.
   const arma::uword P = L * (L - 1) / 2;
@@ -116,16 +114,15 @@ namespace {
 // Logits z(a, n + B i) = b_i(a) + sum_{j != i, s_j < A} W_ij(a, s_j), the
 // pairs in order (j ascending for every i); blocks of 64 pairs are read once
 // per range of sequences.
-void logits_forward(arma::uword L, arma::uword A, const arma::mat& blocks, const arma::mat& blocks_t,
-                    const double* b, const arma::imat& batch, PadDataWorkspace& work) {
+void logits_forward(arma::uword L, arma::uword A, const arma::mat& blocks, const arma::mat& blocks_t, const double* b,
+                    const arma::imat& batch, PadDataWorkspace& work) {
   const arma::uword B = batch.n_rows, block = 64;
   work.logits.set_size(A, B * L);
   parallel_ranges(B, [&](std::size_t n0, std::size_t n1) {
     for (arma::uword n = n0; n < n1; ++n) std::copy(b, b + A * L, work.logits.colptr(L * n));
     for (arma::uword i = 0; i + 1 < L; ++i)
       for (arma::uword j0 = i + 1; j0 < L; j0 += block)
-        pair_logits(A, L, B, batch, blocks, blocks_t, i, j0, std::min(L, j0 + block), n0, n1,
-                    work.logits.memptr());
+        pair_logits(A, L, B, batch, blocks, blocks_t, i, j0, std::min(L, j0 + block), n0, n1, work.logits.memptr());
   });
 }
 
@@ -187,29 +184,32 @@ void logits_backward(arma::uword L, arma::uword A, const arma::imat& batch, cons
       }
   });
   dblocks.set_size(A2, P);
-  parallel_ranges(P, [&](std::size_t p0, std::size_t p1) {
-    std::vector<double> shares(2 * A2);
-    double* d1 = shares.data();
-    double* d2 = d1 + A2;
-    arma::uword i = 0, first = 0;  // first: the pair (i, i + 1)
-    while (first + (L - 1 - i) <= p0) first += L - 1 - i++;
-    arma::uword j = i + 1 + (p0 - first);  // (i, j) is the pair p0
-    for (arma::uword p = p0; p < p1; ++p) {
-      std::fill(d1, d1 + 2 * A2, 0.0);
-      pair_gradient(A, L, B, batch, work.logits.memptr(), i, j, d1, d2);
-      double* out = dblocks.colptr(p);
-      for (arma::uword c = 0; c < A; ++c)
-        for (arma::uword a = 0; a < A; ++a) out[a + A * c] = d1[a + A * c] + d2[c + A * a];
-      if (++j == L) j = ++i + 1;
-    }
-  }, 16);
+  parallel_ranges(
+      P,
+      [&](std::size_t p0, std::size_t p1) {
+        std::vector<double> shares(2 * A2);
+        double* d1 = shares.data();
+        double* d2 = d1 + A2;
+        arma::uword i = 0, first = 0;  // first: the pair (i, i + 1)
+        while (first + (L - 1 - i) <= p0) first += L - 1 - i++;
+        arma::uword j = i + 1 + (p0 - first);  // (i, j) is the pair p0
+        for (arma::uword p = p0; p < p1; ++p) {
+          std::fill(d1, d1 + 2 * A2, 0.0);
+          pair_gradient(A, L, B, batch, work.logits.memptr(), i, j, d1, d2);
+          double* out = dblocks.colptr(p);
+          for (arma::uword c = 0; c < A; ++c)
+            for (arma::uword a = 0; a < A; ++a) out[a + A * c] = d1[a + A * c] + d2[c + A * a];
+          if (++j == L) j = ++i + 1;
+        }
+      },
+      16);
 }
 
 }  // namespace
 
-double pad_data_term(arma::uword L, arma::uword A, const arma::mat& blocks, const arma::mat& blocks_t,
-                     const double* b, const arma::imat& batch, double scale, PadDataWorkspace& work,
-                     arma::uword* targets, arma::mat* dblocks, double* db) {
+double pad_data_term(arma::uword L, arma::uword A, const arma::mat& blocks, const arma::mat& blocks_t, const double* b,
+                     const arma::imat& batch, double scale, PadDataWorkspace& work, arma::uword* targets,
+                     arma::mat* dblocks, double* db) {
   const arma::uword A2 = A * A, P = L * (L - 1) / 2;
   if (blocks.n_rows != A2 || blocks.n_cols != P || blocks_t.n_rows != A2 || blocks_t.n_cols != P)
     throw std::logic_error("pad_data_term: the blocks or their transposes do not match L and A");

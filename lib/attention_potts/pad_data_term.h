@@ -24,7 +24,7 @@ namespace potts {
 
 struct PadDataWorkspace {
   arma::mat blocks_t;  // each block transposed (made by the first form below)
-  arma::mat logits;  // A x (L B), column i + L n: logits, then residuals
+  arma::mat logits;    // A x (L B), column i + L n: logits, then residuals
   std::vector<double> seq_loss;
   std::vector<arma::uword> seq_targets;
 };
@@ -37,16 +37,15 @@ inline arma::uword pair_index(arma::uword i, arma::uword j, arma::uword L) {
 // CE above for `batch` (B x L) with fields b (A x L, column-major); *targets
 // gets the number of non-pad targets. If dblocks is not null: dblocks
 // (A^2 x P) = scale dCE/dWs and db (A x L) = scale dCE/db.
-double pad_data_term(arma::uword L, arma::uword A, const arma::mat& blocks, const double* b,
-                     const arma::imat& batch, double scale, PadDataWorkspace& work, arma::uword* targets,
-                     arma::mat* dblocks, double* db);
+double pad_data_term(arma::uword L, arma::uword A, const arma::mat& blocks, const double* b, const arma::imat& batch,
+                     double scale, PadDataWorkspace& work, arma::uword* targets, arma::mat* dblocks, double* db);
 
 // The same, with each block already transposed by the caller in blocks_t
 // (A^2 x P: blocks_t(c + A a, p) = blocks(a + A c, p)), e.g. while forming
 // the blocks.
-double pad_data_term(arma::uword L, arma::uword A, const arma::mat& blocks, const arma::mat& blocks_t,
-                     const double* b, const arma::imat& batch, double scale, PadDataWorkspace& work,
-                     arma::uword* targets, arma::mat* dblocks, double* db);
+double pad_data_term(arma::uword L, arma::uword A, const arma::mat& blocks, const arma::mat& blocks_t, const double* b,
+                     const arma::imat& batch, double scale, PadDataWorkspace& work, arma::uword* targets,
+                     arma::mat* dblocks, double* db);
 
 // ||Ws_p||_F of each pair's block (L x L, symmetric, zero diagonal): the
 // observation's contact score before APC (both ordered blocks of the

@@ -121,9 +121,10 @@ void check(arma::uword L, arma::uword A, arma::uword B, int threads, bool give_t
   arma::uword targets = 0;
   arma::mat dblocks;
   arma::mat db(A, L);
-  const double ce = give_transposed
-                        ? pad_data_term(L, A, blocks, blocks_t, b.memptr(), batch, scale, work, &targets, &dblocks, db.memptr())
-                        : pad_data_term(L, A, blocks, b.memptr(), batch, scale, work, &targets, &dblocks, db.memptr());
+  const double ce =
+      give_transposed
+          ? pad_data_term(L, A, blocks, blocks_t, b.memptr(), batch, scale, work, &targets, &dblocks, db.memptr())
+          : pad_data_term(L, A, blocks, b.memptr(), batch, scale, work, &targets, &dblocks, db.memptr());
   set_parallel_threads(1);
   if (!give_transposed) EXPECT_TRUE(arma::all(arma::vectorise(work.blocks_t == blocks_t))) << "the transposes made";
   EXPECT_TRUE(same_bits(&ce, &want.ce, 1)) << ce << " against " << want.ce;

@@ -47,7 +47,7 @@ inline Estimate estimate(const std::vector<double>& x, const std::string& unit) 
 }
 
 inline Cell make_cell(std::string id, std::string statement, const Estimate& e, Verdict v, std::string number,
-               std::string rule) {
+                      std::string rule) {
   Cell c;
   c.id = std::move(id);
   c.statement = std::move(statement);

@@ -114,7 +114,8 @@ double crit_of(const Estimate& e) { return t_critical(e.dof, kLevel); }
 void claim1_cells(const std::vector<DataSet>& sets, std::vector<Cell>& out) {
   auto gap_diff = [&](const std::string& a, const std::string& b) {
     return across(
-        sets, [&](const DataSet& ds) {
+        sets,
+        [&](const DataSet& ds) {
           const auto& tr = ds.train;
           return model_runs(tr, a).best_gap - model_runs(tr, b).best_gap;
         },
@@ -151,8 +152,8 @@ void claim1_cells(const std::vector<DataSet>& sets, std::vector<Cell>& out) {
     }
     char buf[260];
     std::snprintf(buf, sizeof buf,
-                  "d = (ε−ε*) − tr(H⁻¹G)/(2ML) = %.4f ± %.4f nats (expected excess %.4f; parameter count %.4f)", e.value,
-                  e.se, mean_se(E).mean, mean_se(count).mean);
+                  "d = (ε−ε*) − tr(H⁻¹G)/(2ML) = %.4f ± %.4f nats (expected excess %.4f; parameter count %.4f)",
+                  e.value, e.se, mean_se(E).mean, mean_se(count).mean);
     out.push_back(make_cell("1b", "factored attention reaches ε* (up to the excess a finite training set implies)", e,
                             absence(e.value, e.se, crit_of(e)), buf,
                             "holds unless d > t·s.e. (one-sided t-test at 5 %); the excess from the sandwich "
@@ -164,22 +165,25 @@ void claim1_cells(const std::vector<DataSet>& sets, std::vector<Cell>& out) {
                             comparison(e.value, e.se, crit_of(e)),
                             fmt("d = (ε−ε*) vanilla 1 − vanilla 3 = %.4f ± %.4f nats", e.value, e.se), kCompareRule));
   }
-
 }
 
 // Claim 2 (figures 2b, 2c): 2a, 2b.
 void claim2_cells(const std::vector<DataSet>& sets, const Thresholds& th, std::vector<Cell>& out) {
   {
     const Estimate e = across(
-        sets, [&](const DataSet& ds) {
-          const auto& tr = ds.train; return model_runs(tr, "factored").best_erec; },
+        sets,
         [&](const DataSet& ds) {
-          const auto& tr = ds.train; return model_runs(tr, "factored").erec; });
-    out.push_back(make_cell("2a", "factored attention recovers J (e_rec near 0)", e,
-                            level(e.value, e.se, crit_of(e), th.erec_good, th.erec_bad),
-                            fmt("e_rec factored = %.3f ± %.2g", e.value, e.se),
-                            fmt("holds if e_rec + t·s.e. < %.3g, does not hold if e_rec − t·s.e. > %.3g", th.erec_good,
-                                th.erec_bad)));
+          const auto& tr = ds.train;
+          return model_runs(tr, "factored").best_erec;
+        },
+        [&](const DataSet& ds) {
+          const auto& tr = ds.train;
+          return model_runs(tr, "factored").erec;
+        });
+    out.push_back(make_cell(
+        "2a", "factored attention recovers J (e_rec near 0)", e,
+        level(e.value, e.se, crit_of(e), th.erec_good, th.erec_bad), fmt("e_rec factored = %.3f ± %.2g", e.value, e.se),
+        fmt("holds if e_rec + t·s.e. < %.3g, does not hold if e_rec − t·s.e. > %.3g", th.erec_good, th.erec_bad)));
   }
   {
     const Estimate e = across(
@@ -197,12 +201,12 @@ void claim2_cells(const std::vector<DataSet>& sets, const Thresholds& th, std::v
             d.push_back(f.strength[k] - std::max(v1.strength[k], v3.strength[k]));
           return d;
         });
-    out.push_back(make_cell("2b", "vanilla attention maps score coupling strength less well than factored attention",
-                            e, comparison(e.value, e.se, crit_of(e)),
-                            fmt("d = r(∣A∣, ∣J∣) factored − best vanilla = %.3f ± %.3f", e.value, e.se),
-                            kCompareRule + "; r: Pearson correlation of the symmetrised map's magnitude with ∣J_ij∣, i < j"));
+    out.push_back(
+        make_cell("2b", "vanilla attention maps score coupling strength less well than factored attention", e,
+                  comparison(e.value, e.se, crit_of(e)),
+                  fmt("d = r(∣A∣, ∣J∣) factored − best vanilla = %.3f ± %.3f", e.value, e.se),
+                  kCompareRule + "; r: Pearson correlation of the symmetrised map's magnitude with ∣J_ij∣, i < j"));
   }
-
 }
 
 // Claim 3 (figure 2d): 3a, 3b from the best restart at each a.
@@ -368,15 +372,17 @@ std::vector<Cell> sample_complexity_claims(const nlohmann::json& potts,
     const double d2 = mean[k] - mean.back(), s2 = std::hypot(se[k], se.back());
     // The number behind it: the smaller of the two differences.
     const Estimate e{std::min(d1, d2), d1 < d2 ? s1 : s2, 0, basis};
-    Verdict v = (k == 0 || k + 1 == n) ? Verdict::kDoesNotHold
+    Verdict v = (k == 0 || k + 1 == n)         ? Verdict::kDoesNotHold
                 : (d1 > z * s1 && d2 > z * s2) ? Verdict::kHolds
                                                : Verdict::kUndecided;
     char buf[260];
-    std::snprintf(buf, sizeof buf, "peak at α = %g: peak − smallest α = %.3f ± %.3f, peak − largest α = %.3f ± %.3f nats",
-                  alpha[k], d1, s1, d2, s2);
-    out.push_back(make_cell("5a", "the test loss rises with α, peaks, then decays (non-monotonic)", e, v, buf,
-                            "holds if the largest mean is interior and above both ends by > z·s.e. (z = 1.96: one-sided, "
-                            "Bonferroni over 2); does not hold if it is at an end"));
+    std::snprintf(buf, sizeof buf,
+                  "peak at α = %g: peak − smallest α = %.3f ± %.3f, peak − largest α = %.3f ± %.3f nats", alpha[k], d1,
+                  s1, d2, s2);
+    out.push_back(
+        make_cell("5a", "the test loss rises with α, peaks, then decays (non-monotonic)", e, v, buf,
+                  "holds if the largest mean is interior and above both ends by > z·s.e. (z = 1.96: one-sided, "
+                  "Bonferroni over 2); does not hold if it is at an end"));
   }
   {
     // 5b: one-sided, the best α beyond 1 against the best α up to 1.
@@ -387,8 +393,8 @@ std::vector<Cell> sample_complexity_claims(const nlohmann::json& potts,
     }
     if (hi == n || lo == n) throw StageError("claims: figure 3 right's grid needs alpha on both sides of 1");
     const double d = mean[hi] - mean[lo], s = std::hypot(se[hi], se[lo]);
-    const PeakPosition pp = bootstrap_peak(realisations.at("M"), realisations.at("test_loss"),
-                                           json_number(potts, "L", kCtx), seed, boot);
+    const PeakPosition pp =
+        bootstrap_peak(realisations.at("M"), realisations.at("test_loss"), json_number(potts, "L", kCtx), seed, boot);
     char buf[300];
     std::snprintf(buf, sizeof buf,
                   "d = max over α > 1 (at %g) − max over α ≤ 1 (at %g) = %.3f ± %.3f nats; peak at α = %g "
@@ -421,8 +427,9 @@ Cell claim4a(const nlohmann::json& finite_size) {
     all_zero = all_zero && zz < z;
     all_small = all_small && std::abs(c) + 2 * s < 0.05;
     worst_bound = std::max(worst_bound, std::abs(c) + 2 * s);
-    if (zz >= worst_z) worst_z = zz, worst_c = c, worst_se = s, worst_alpha = json_number(*f, "alpha", kCtx),
-                       worst_stat = f->at("statistic").get<std::string>();
+    if (zz >= worst_z)
+      worst_z = zz, worst_c = c, worst_se = s, worst_alpha = json_number(*f, "alpha", kCtx),
+      worst_stat = f->at("statistic").get<std::string>();
   }
   std::string sizes;
   for (const auto& sz : finite_size.at("sizes"))
@@ -438,8 +445,9 @@ Cell claim4a(const nlohmann::json& finite_size) {
                 "holds if every extrapolated relative deviation c has ∣c∣ < %.2f s.e. (two-sided 5 %%, Bonferroni) "
                 "and ∣c∣ + 2 s.e. < 0.05; does not hold if any ∣c∣ exceeds %.2f s.e.",
                 z, z);
-  return make_cell("4a", "simulation agrees with the replica theory (ε_g and m) once the 1/D finite-size shift is removed",
-                   e, v, buf, rule);
+  return make_cell("4a",
+                   "simulation agrees with the replica theory (ε_g and m) once the 1/D finite-size shift is removed", e,
+                   v, buf, rule);
 }
 
 // 4b: the simulator against the exact finite-D moments of least squares.
@@ -473,8 +481,8 @@ Cell claim4c(const nlohmann::json& replica, const nlohmann::json& simulation) {
   a.id = "4c";
   a.statement = "theory and simulation both peak at α = 1";
   a.value = json_number(simulation, "peak_alpha", kCtx);
-  a.verdict = json_number(replica, "peak_alpha", kCtx) == 1.0 && a.value == 1.0 ? Verdict::kHolds
-                                                                                : Verdict::kDoesNotHold;
+  a.verdict =
+      json_number(replica, "peak_alpha", kCtx) == 1.0 && a.value == 1.0 ? Verdict::kHolds : Verdict::kDoesNotHold;
   a.number = fmt3("peak α on the grid (D = %g): theory %g, simulation %g", json_number(simulation, "D", kCtx),
                   json_number(replica, "peak_alpha", kCtx), a.value);
   a.basis = "grid maximum";
@@ -496,13 +504,14 @@ Cell claim4d(const nlohmann::json& replica, const nlohmann::json& simulation) {
   // in log-log, so slopes over different points differ).
   const double th = json_number(replica, "tail_slope_8_100_on_simulation_grid", kCtx);
   const double z = t_critical(0, kLevel / 2);
-  b.verdict = (std::fabs(b.value - th) < z * b.se && std::fabs(th + 1.0) < 0.1) ? Verdict::kHolds
-                                                                              : Verdict::kDoesNotHold;
+  b.verdict =
+      (std::fabs(b.value - th) < z * b.se && std::fabs(th + 1.0) < 0.1) ? Verdict::kHolds : Verdict::kDoesNotHold;
   b.number = fmt3("log-log slope of ε_g − σ² over the simulation's α = 8-100: simulation %.3f ± %.3f, theory %.3f",
                   b.value, b.se, th);
   b.basis = "bootstrap over realisations";
-  b.rule = "holds if the simulated slope agrees with the theory's (two-sided 5 %, z = 1.96) and the theory's lies "
-           "within 0.1 of −1 (the curvature of σ²/(α − 1) over this range)";
+  b.rule =
+      "holds if the simulated slope agrees with the theory's (two-sided 5 %, z = 1.96) and the theory's lies "
+      "within 0.1 of −1 (the curvature of σ²/(α − 1) over this range)";
   return b;
 }
 
@@ -514,9 +523,14 @@ std::vector<Cell> gaussian_claims(const nlohmann::json& replica, const nlohmann:
 }
 
 nlohmann::json to_json(const Cell& c) {
-  return {{"id", c.id},       {"statement", c.statement}, {"verdict", to_string(c.verdict)},
-          {"value", c.value}, {"se", c.se},               {"number", c.number},
-          {"basis", c.basis}, {"rule", c.rule}};
+  return {{"id", c.id},
+          {"statement", c.statement},
+          {"verdict", to_string(c.verdict)},
+          {"value", c.value},
+          {"se", c.se},
+          {"number", c.number},
+          {"basis", c.basis},
+          {"rule", c.rule}};
 }
 
 }  // namespace claims

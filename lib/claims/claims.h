@@ -54,9 +54,9 @@ struct Cell {
   std::string statement;  // the claim in words
   Verdict verdict = Verdict::kUndecided;
   double value = 0.0, se = 0.0;  // the number behind the verdict
-  std::string number;     // value ± se in words, with units
-  std::string basis;      // where se comes from
-  std::string rule;       // how the verdict follows from the number
+  std::string number;            // value ± se in words, with units
+  std::string basis;             // where se comes from
+  std::string rule;              // how the verdict follows from the number
 };
 
 // Thresholds of the level claim 2a (a convention, stated in paper/paper.md).
@@ -127,8 +127,8 @@ std::vector<Cell> protein_claims(const nlohmann::json& score, double margin, con
 // `smallest_heads` is the smallest H of the paper's form (eq. 4 summed over
 // heads) that is as good, 0 if none is.
 struct HeadsConfiguration {
-  std::string key;   // predictor key in the score summary
-  int heads = 0;     // H
+  std::string key;         // predictor key in the score summary
+  int heads = 0;           // H
   bool paper_form = true;  // eq. 4 with H heads (false: softmax attention)
 };
 struct HeadsClaim {

@@ -31,9 +31,9 @@ TEST(Rules, AnAbsenceHoldsUnlessRejected) {
 }
 
 TEST(Rules, LevelAgainstThresholds) {
-  EXPECT_EQ(level(0.05, 0.02, 2.0, 0.1, 0.5), Verdict::kHolds);        // 0.09 < 0.1
-  EXPECT_EQ(level(0.07, 0.02, 2.0, 0.1, 0.5), Verdict::kUndecided);    // 0.11 > 0.1
-  EXPECT_EQ(level(0.6, 0.04, 2.0, 0.1, 0.5), Verdict::kDoesNotHold);   // 0.52 > 0.5
+  EXPECT_EQ(level(0.05, 0.02, 2.0, 0.1, 0.5), Verdict::kHolds);       // 0.09 < 0.1
+  EXPECT_EQ(level(0.07, 0.02, 2.0, 0.1, 0.5), Verdict::kUndecided);   // 0.11 > 0.1
+  EXPECT_EQ(level(0.6, 0.04, 2.0, 0.1, 0.5), Verdict::kDoesNotHold);  // 0.52 > 0.5
 }
 
 // A model's merged numbers on one data set: per-seed values, best restart first.
@@ -103,8 +103,10 @@ TEST(TrainingClaims, EachClaimCanFail) {
   sets = {paper_like(0.0), paper_like(0.002), paper_like(-0.001)};
   const double jitter[] = {0.01, -0.01, 0.0};
   for (int k = 0; k < 3; ++k) {
-    sets[k].perturb["points"][1]["best_test_loss"] = sets[k].perturb["points"][0]["best_test_loss"].get<double>() - 0.05;
-    sets[k].perturb["points"][3]["best_test_loss"] = sets[k].perturb["points"][0]["best_test_loss"].get<double>() + jitter[k];
+    sets[k].perturb["points"][1]["best_test_loss"] =
+        sets[k].perturb["points"][0]["best_test_loss"].get<double>() - 0.05;
+    sets[k].perturb["points"][3]["best_test_loss"] =
+        sets[k].perturb["points"][0]["best_test_loss"].get<double>() + jitter[k];
   }
   v = verdicts(sets);
   EXPECT_EQ(v.at("3a"), Verdict::kDoesNotHold);
@@ -144,7 +146,7 @@ TEST(SampleComplexityClaims, HoldOnAPeakBeyondOneAndFailEachWay) {
   EXPECT_EQ(v.at("5b"), Verdict::kHolds);
   EXPECT_EQ(v.at("5c"), Verdict::kHolds);
   EXPECT_EQ(verdicts(curve({7.0, 4.0, 6.0, 4.0, 1.5})).at("5a"), Verdict::kDoesNotHold);  // max at an end
-  v = verdicts(curve({3.0, 6.5, 6.0, 4.0, 1.5}));  // the peak at alpha = 1
+  v = verdicts(curve({3.0, 6.5, 6.0, 4.0, 1.5}));                                         // the peak at alpha = 1
   EXPECT_EQ(v.at("5b"), Verdict::kDoesNotHold);
   EXPECT_EQ(verdicts(curve({3.0, 5.98, 6.0, 4.0, 1.5})).at("5b"), Verdict::kUndecided);
   // An initial decay: alpha 0.5 above alpha 1 by 1 nat before the peak.
@@ -168,7 +170,8 @@ nlohmann::json finite_size(double c_eps, double c_se, double z_exact) {
 
 TEST(GaussianClaims, FiniteSizeAgreementAndTheExactCheck) {
   const nlohmann::json rep = {{"peak_alpha", 1.0}, {"tail_slope_8_100_on_simulation_grid", -1.02}};
-  const nlohmann::json sim = {{"peak_alpha", 1.0}, {"tail_slope_8_100", -1.01}, {"tail_slope_8_100_se", 0.01}, {"D", 200}};
+  const nlohmann::json sim = {
+      {"peak_alpha", 1.0}, {"tail_slope_8_100", -1.01}, {"tail_slope_8_100_se", 0.01}, {"D", 200}};
   std::map<std::string, Verdict> v;
   for (const auto& c : gaussian_claims(rep, sim, finite_size(0.002, 0.004, 1.0))) v[c.id] = c.verdict;
   for (const char* id : {"4a", "4b", "4c", "4d"}) EXPECT_EQ(v.at(id), Verdict::kHolds) << id;
@@ -207,7 +210,8 @@ namespace {
 
 nlohmann::json protein_score(double f, double v1, double v3, double plm, double se) {
   nlohmann::json s;
-  for (const auto& [p, x] : std::map<std::string, double>{{"factored", f}, {"vanilla1", v1}, {"vanilla3", v3}, {"plm", plm}})
+  for (const auto& [p, x] :
+       std::map<std::string, double>{{"factored", f}, {"vanilla1", v1}, {"vanilla3", v3}, {"plm", plm}})
     s["predictors"][p]["precision"]["6+"]["L"] = {{"mean", x}, {"se", se}};
   return s;
 }
@@ -313,7 +317,8 @@ namespace {
 nlohmann::json paired_score(double d, double se) {
   nlohmann::json s;
   s["paired"]["attn"]["plm_pad"] = {{"difference", d}, {"standard_error", se}, {"jackknife_se", se}, {"seeds_se", 0.0}};
-  s["paired"]["attn"]["plm"] = {{"difference", d - 0.05}, {"standard_error", se}, {"jackknife_se", se}, {"seeds_se", 0.0}};
+  s["paired"]["attn"]["plm"] = {
+      {"difference", d - 0.05}, {"standard_error", se}, {"jackknife_se", se}, {"seeds_se", 0.0}};
   return s;
 }
 

@@ -47,8 +47,8 @@ nlohmann::json to_json(const MedianInterval& m) { return {{"median", m.median}, 
 
 void check_panel(const std::vector<PanelFamily>& families, const PanelKeys& keys) {
   if (int(families.size()) < keys.min_families)
-    throw StageError("claims: " + keys.id + " needs at least " + std::to_string(keys.min_families) +
-                     " families, got " + std::to_string(families.size()));
+    throw StageError("claims: " + keys.id + " needs at least " + std::to_string(keys.min_families) + " families, got " +
+                     std::to_string(families.size()));
   std::set<std::string> seen;
   for (const auto& f : families) {
     if (!seen.insert(f.family).second) throw StageError("claims: " + keys.id + ": family '" + f.family + "' twice");
@@ -65,10 +65,10 @@ Cell panel_claim(const std::vector<PanelFamily>& families, double margin, const 
   check_panel(families, keys);
   const std::vector<double> d = differences(families, &PanelFamily::plm);
   const MedianInterval m = bootstrap_median(d, keys.seed, kPanelResamples, kPanelLevel);
-  const MedianInterval w = bootstrap_median(differences(families, &PanelFamily::weighted_plm), keys.seed,
-                                            kPanelResamples, kPanelLevel);
-  const MedianInterval e = bootstrap_median(differences(families, &PanelFamily::evfold), keys.seed,
-                                            kPanelResamples, kPanelLevel);
+  const MedianInterval w =
+      bootstrap_median(differences(families, &PanelFamily::weighted_plm), keys.seed, kPanelResamples, kPanelLevel);
+  const MedianInterval e =
+      bootstrap_median(differences(families, &PanelFamily::evfold), keys.seed, kPanelResamples, kPanelLevel);
   const std::size_t ahead = std::count_if(d.begin(), d.end(), [](double v) { return v > 0.0; });
   const std::size_t ties = std::count(d.begin(), d.end(), 0.0);
   const bool contains_observed = m.lo <= keys.observed_gap && keys.observed_gap <= m.hi;

@@ -42,16 +42,18 @@ std::vector<Cell> protein_claims(const nlohmann::json& score, double margin, con
   std::vector<Cell> out;
   {
     const double d = v3.p - f.p, s = std::hypot(v3.se, f.se);
-    out.push_back(make_cell("P1", "on a real family, one factored layer predicts contacts at least as well as three "
-                                  "vanilla layers (top-L precision)",
+    out.push_back(make_cell("P1",
+                            "on a real family, one factored layer predicts contacts at least as well as three "
+                            "vanilla layers (top-L precision)",
                             Estimate{d, s, 0, basis}, absence(d, s, z),
                             fmt("d = P(three vanilla layers) − P(factored) = %.3f ± %.3f", d, s),
                             "an absence: holds unless d > z·s.e. (one-sided z-test at 5 %, z = 1.645)"));
   }
   {
     const double d = f.p - v1.p, s = std::hypot(f.se, v1.se);
-    out.push_back(make_cell("P2", "on a real family, one factored layer predicts contacts better than one vanilla "
-                                  "layer (top-L precision)",
+    out.push_back(make_cell("P2",
+                            "on a real family, one factored layer predicts contacts better than one vanilla "
+                            "layer (top-L precision)",
                             Estimate{d, s, 0, basis}, comparison(d, s, z),
                             fmt("d = P(factored) − P(one vanilla layer) = %.3f ± %.3f", d, s),
                             "one-sided z-test at 5 %: holds if d > z·s.e., does not hold if d < −z·s.e., "
@@ -64,8 +66,9 @@ std::vector<Cell> protein_claims(const nlohmann::json& score, double margin, con
                   "parity within %.2f: holds if ∣d∣ + z·s.e. < %.2f, does not hold if ∣d∣ − z·s.e. > %.2f, "
                   "undecided otherwise (z = 1.645)",
                   margin, margin, margin);
-    out.push_back(make_cell("P3", "on a real family, factored attention predicts contacts on par with the "
-                                  "pseudo-likelihood model (top-L precision)",
+    out.push_back(make_cell("P3",
+                            "on a real family, factored attention predicts contacts on par with the "
+                            "pseudo-likelihood model (top-L precision)",
                             Estimate{d, s, 0, basis}, level(std::abs(d), s, z, margin, margin),
                             fmt("d = P(factored) − P(PLM) = %.3f ± %.3f", d, s), rule));
   }
@@ -103,12 +106,14 @@ Cell observation_claim(const nlohmann::json& score, double margin, const Observa
                 margin, margin, margin, z);
   return make_cell(keys.id, keys.statement,
                    Estimate{d, se, 0, "the L residues (paired jackknife) and the training seeds"},
-                   holds ? Verdict::kHolds : fails ? Verdict::kDoesNotHold : Verdict::kUndecided, number, rule);
+                   holds   ? Verdict::kHolds
+                   : fails ? Verdict::kDoesNotHold
+                           : Verdict::kUndecided,
+                   number, rule);
 }
 
 HeadsClaim heads_claim(const nlohmann::json& score, const std::string& plm_key,
-                       const std::vector<HeadsConfiguration>& configurations, double margin,
-                       const HeadsLabel& label) {
+                       const std::vector<HeadsConfiguration>& configurations, double margin, const HeadsLabel& label) {
   if (configurations.empty())
     throw StageError("claims: " + label.id + " needs at least one configuration of the heads sweep");
   const Top plm = top_l(score, plm_key);
@@ -133,7 +138,9 @@ HeadsClaim heads_claim(const nlohmann::json& score, const std::string& plm_key,
                                   {"paper_form", c.paper_form},
                                   {"d", d[k]},
                                   {"se", se[k]},
-                                  {"status", good ? "as good" : worse ? "worse" : "undecided"}});
+                                  {"status", good    ? "as good"
+                                             : worse ? "worse"
+                                                     : "undecided"}});
     // The paired s.e. of the same difference, reported beside (the rule keeps P3's s.e.).
     const nlohmann::json pd = paired_difference(score, c.key, plm_key);
     if (!pd.is_null()) out.configurations.back()["paired_se"] = pd.at("standard_error");

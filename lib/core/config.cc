@@ -123,8 +123,8 @@ std::vector<std::int64_t> Config::integers(const std::string& key, std::int64_t 
       fail(key, "element " + e.dump() + " out of range; too large for a 64-bit signed integer");
     std::int64_t x = e.get<std::int64_t>();
     if (x < lo || x > hi)
-      fail(key, "element " + e.dump() + " out of range; expected integers in " +
-                    range_text(double(lo), double(hi), false));
+      fail(key,
+           "element " + e.dump() + " out of range; expected integers in " + range_text(double(lo), double(hi), false));
     out.push_back(x);
   }
   return out;

@@ -87,15 +87,14 @@ void check(hid_t id, const std::string& what) {
 }
 
 template <typename T>
-void write_dataset(hid_t file, const std::string& name, const arma::Mat<T>& m, hid_t type,
-                   const std::string& path) {
+void write_dataset(hid_t file, const std::string& name, const arma::Mat<T>& m, hid_t type, const std::string& path) {
   hsize_t dims[2] = {m.n_rows, m.n_cols};
   H5Handle space{H5Screate_simple(2, dims, nullptr), H5Sclose};
   H5Handle dcpl{H5Pcreate(H5P_DATASET_CREATE), H5Pclose};
   H5Pset_obj_track_times(dcpl.id, 0);  // no timestamps: same data, same bytes
   H5Handle set{H5Dcreate2(file, name.c_str(), type, space.id, H5P_DEFAULT, dcpl.id, H5P_DEFAULT), H5Dclose};
   check(set.id, path + ": cannot create dataset '" + name + "'");
-  if (m.n_elem == 0) return;  // nothing to write (and no transpose of an empty matrix: see read_dataset)
+  if (m.n_elem == 0) return;      // nothing to write (and no transpose of an empty matrix: see read_dataset)
   arma::Mat<T> rowmajor = m.t();  // HDF5 is row-major, Armadillo column-major
   if (H5Dwrite(set.id, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, rowmajor.memptr()) < 0)
     throw StageError(path + ": cannot write dataset '" + name + "'");
@@ -106,8 +105,7 @@ arma::Mat<T> read_dataset(const std::string& path, const std::string& name, hid_
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
   H5Handle file{H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose};
   check(file.id, path + ": cannot open as HDF5");
-  if (H5Lexists(file.id, name.c_str(), H5P_DEFAULT) <= 0)
-    throw StageError(path + ": dataset '" + name + "' missing");
+  if (H5Lexists(file.id, name.c_str(), H5P_DEFAULT) <= 0) throw StageError(path + ": dataset '" + name + "' missing");
   H5Handle set{H5Dopen2(file.id, name.c_str(), H5P_DEFAULT), H5Dclose};
   check(set.id, path + ": cannot open dataset '" + name + "'");
   // Numbers only, of a sane width: HDF5 converts between numeric types, but
@@ -219,7 +217,8 @@ std::map<std::string, std::vector<double>> parse_csv(const std::string& text, co
   std::map<std::string, std::vector<double>> out;
   for (const auto& c : cols) {
     if (c.empty()) throw StageError(path + ": header: empty column name");
-    if (!out.emplace(c, std::vector<double>()).second) throw StageError(path + ": header: column '" + c + "' appears twice");
+    if (!out.emplace(c, std::vector<double>()).second)
+      throw StageError(path + ": header: column '" + c + "' appears twice");
   }
   int lineno = 1;
   while (std::getline(in, line)) {
@@ -257,8 +256,8 @@ std::uint64_t csv_index(double x, std::uint64_t hi, const std::string& where) {
   return std::uint64_t(x);
 }
 
-const std::vector<double>& csv_column(const std::map<std::string, std::vector<double>>& table,
-                                      const std::string& path, const std::string& column) {
+const std::vector<double>& csv_column(const std::map<std::string, std::vector<double>>& table, const std::string& path,
+                                      const std::string& column) {
   auto it = table.find(column);
   if (it == table.end()) throw StageError(path + ": column '" + column + "' missing");
   return it->second;

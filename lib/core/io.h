@@ -88,7 +88,7 @@ std::map<std::string, std::vector<double>> parse_csv(const std::string& text, co
 // `where` names the file, line and column in the error.
 std::uint64_t csv_index(double x, std::uint64_t hi, const std::string& where);
 // Column `column` of a table read from `path`; error naming both if missing.
-const std::vector<double>& csv_column(const std::map<std::string, std::vector<double>>& table,
-                                      const std::string& path, const std::string& column);
+const std::vector<double>& csv_column(const std::map<std::string, std::vector<double>>& table, const std::string& path,
+                                      const std::string& column);
 
 }  // namespace potts

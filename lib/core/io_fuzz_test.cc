@@ -48,9 +48,7 @@ std::string tmp_path(const std::string& name) {
   return std::string(d ? d : "/tmp") + "/" + name;
 }
 
-void write_bytes(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary) << bytes;
-}
+void write_bytes(const std::string& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; }
 
 TEST(IoFuzz, Json) {
   const std::string path = tmp_path("fuzz_summary.json");
@@ -129,16 +127,25 @@ void write_h5(const std::string& path, const std::string& name, int rank, const 
   hid_t mem = H5T_NATIVE_DOUBLE;
   H5 strtype{-1, H5Tclose};
   switch (type) {
-    case 1: mem = H5T_NATIVE_FLOAT; break;
-    case 2: mem = H5T_NATIVE_LLONG; break;
-    case 3: mem = H5T_NATIVE_INT; break;
-    case 4: mem = H5T_NATIVE_UCHAR; break;
+    case 1:
+      mem = H5T_NATIVE_FLOAT;
+      break;
+    case 2:
+      mem = H5T_NATIVE_LLONG;
+      break;
+    case 3:
+      mem = H5T_NATIVE_INT;
+      break;
+    case 4:
+      mem = H5T_NATIVE_UCHAR;
+      break;
     case 5:
       strtype.id = H5Tcopy(H5T_C_S1);
       H5Tset_size(strtype.id, 8);
       mem = strtype.id;
       break;
-    default: break;
+    default:
+      break;
   }
   const std::string ds_path = name;
   H5 lcpl{H5Pcreate(H5P_LINK_CREATE), H5Pclose};
@@ -158,8 +165,7 @@ void write_h5(const std::string& path, const std::string& name, int rank, const 
     H5Dwrite(set.id, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, s.data());
   } else {
     std::vector<long long> v(n);
-    for (hsize_t k = 0; k < n; ++k)
-      v[k] = std::isfinite(d[k]) && std::fabs(d[k]) < 9e18 ? (long long)d[k] : -7;
+    for (hsize_t k = 0; k < n; ++k) v[k] = std::isfinite(d[k]) && std::fabs(d[k]) < 9e18 ? (long long)d[k] : -7;
     if (type == 2) H5Dwrite(set.id, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data());
     if (type == 3) {
       std::vector<int> w(v.begin(), v.end());
@@ -174,8 +180,8 @@ void write_h5(const std::string& path, const std::string& name, int rank, const 
 
 TEST(IoFuzz, Hdf5GeneratedFiles) {
   const std::string path = tmp_path("fuzz_data.h5");
-  const std::vector<double> nasty = {0.5,  -1, 0, 3, NAN, INFINITY, -INFINITY, 1e308, -1e308, 4.9e-324,
-                                     2e19, 7,  1, 2, -0.0};
+  const std::vector<double> nasty = {0.5,    -1,       0,    3, NAN, INFINITY, -INFINITY, 1e308,
+                                     -1e308, 4.9e-324, 2e19, 7, 1,   2,        -0.0};
   fuzz::Mutator mut(13);
   fuzz::Tally t{"hdf5"};
   const long cases = fuzz::case_budget();
@@ -228,8 +234,10 @@ TEST(IoFuzz, Hdf5CorruptedBytes) {
     const int edits = 1 + int(mut.below(3));
     for (int e = 0; e < edits; ++e) {
       const std::size_t pos = mut.chance(0.8) ? mut.below(std::min<std::size_t>(b.size(), 1200)) : mut.below(b.size());
-      if (mut.chance(0.1)) b.resize(pos);
-      else if (pos < b.size()) b[pos] = char(mut.chance(0.5) ? b[pos] ^ (1u << mut.below(8)) : mut.below(256));
+      if (mut.chance(0.1))
+        b.resize(pos);
+      else if (pos < b.size())
+        b[pos] = char(mut.chance(0.5) ? b[pos] ^ (1u << mut.below(8)) : mut.below(256));
     }
     write_bytes(path, b);
     t.run(

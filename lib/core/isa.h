@@ -51,7 +51,7 @@ enum class IsaLevel { kBaseline = 0, kAvx2 = 1, kAvx512 = 2 };
 #endif
 
 // One function per level.
-#define POTTS_ISA_CLONES(M)                                                         \
+#define POTTS_ISA_CLONES(M)                                                           \
   M(::potts::IsaLevel::kAvx512, avx512, __attribute__((target("avx512f"), noinline))) \
   M(::potts::IsaLevel::kAvx2, avx2, __attribute__((target("avx2"), noinline)))        \
   M(::potts::IsaLevel::kBaseline, baseline, __attribute__((noinline)))

@@ -19,13 +19,16 @@ static bool equals_env(const char* name, const char* value) {
 
 static bool unpinned() { return equals_env(kUnpinnedVariable, "1"); }
 
-static bool pinned() { return equals_env("OPENBLAS_CORETYPE", kOpenblasCoretype) && equals_env("GLIBC_TUNABLES", kGlibcTunables); }
+static bool pinned() {
+  return equals_env("OPENBLAS_CORETYPE", kOpenblasCoretype) && equals_env("GLIBC_TUNABLES", kGlibcTunables);
+}
 
 void pin_numeric_environment(char** argv) {
   if (unpinned() || pinned()) return;
   // A second pass through here with the variables still unset would loop.
   if (equals_env("POTTS_NUMERICS_REEXEC", "1"))
-    throw StageError("could not pin the numeric libraries: OPENBLAS_CORETYPE and GLIBC_TUNABLES were not kept across exec");
+    throw StageError(
+        "could not pin the numeric libraries: OPENBLAS_CORETYPE and GLIBC_TUNABLES were not kept across exec");
   if (::setenv("OPENBLAS_CORETYPE", kOpenblasCoretype, 1) != 0 || ::setenv("GLIBC_TUNABLES", kGlibcTunables, 1) != 0 ||
       ::setenv("POTTS_NUMERICS_REEXEC", "1", 1) != 0)
     throw StageError("could not set OPENBLAS_CORETYPE / GLIBC_TUNABLES: " + std::string(std::strerror(errno)));

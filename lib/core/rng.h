@@ -85,14 +85,14 @@ constexpr std::uint64_t kCouplings = 1;
 constexpr std::uint64_t kColourSimilarity = 2;
 constexpr std::uint64_t kGibbs = 3;
 constexpr std::uint64_t kCalibration = 4;
-constexpr std::uint64_t kDiagnostics = 5;    // + chain index << 16
+constexpr std::uint64_t kDiagnostics = 5;  // + chain index << 16
 constexpr std::uint64_t kInit = 10;
 constexpr std::uint64_t kBatches = 11;
 constexpr std::uint64_t kMasks = 12;
 constexpr std::uint64_t kGaussianTeacher = 20;
-constexpr std::uint64_t kGaussianData = 21;   // + realisation index << 16
-constexpr std::uint64_t kSubsets = 30;        // + realisation index << 16
-constexpr std::uint64_t kBootstrap = 40;      // resampling of realisations
+constexpr std::uint64_t kGaussianData = 21;  // + realisation index << 16
+constexpr std::uint64_t kSubsets = 30;       // + realisation index << 16
+constexpr std::uint64_t kBootstrap = 40;     // resampling of realisations
 }  // namespace streams
 
 }  // namespace potts

@@ -23,8 +23,8 @@ struct CouplingRestart {
 };
 
 struct CouplingFit {
-  arma::vec x;       // packed parameters of the kept restart
-  arma::mat W, h;    // its couplings and fields
+  arma::vec x;     // packed parameters of the kept restart
+  arma::mat W, h;  // its couplings and fields
   double objective = 0.0, train_loss = 0.0;
   int best_restart = 0;
   std::vector<CouplingRestart> restarts;

@@ -200,8 +200,8 @@ void check_point(const CouplingSpec& s, const arma::vec& x) {
 void check_coupling_data(const arma::imat& s, const arma::vec& w, arma::uword L, arma::uword C) {
   if (s.n_rows == 0) throw StageError("coupling model: no sequences");
   if (s.n_cols != L)
-    throw StageError("coupling model: sequences have " + std::to_string(s.n_cols) + " columns, expected L = " +
-                     std::to_string(L));
+    throw StageError("coupling model: sequences have " + std::to_string(s.n_cols) +
+                     " columns, expected L = " + std::to_string(L));
   if (s.min() < 0 || s.max() >= arma::sword(C))
     throw StageError("coupling model: states must be in 0.." + std::to_string(C - 1));
   if (w.n_elem != s.n_rows)
@@ -211,12 +211,14 @@ void check_coupling_data(const arma::imat& s, const arma::vec& w, arma::uword L,
     throw StageError("coupling model: weights must be finite, non-negative and not all zero");
 }
 
-
 std::string to_string(CouplingForm f) {
   switch (f) {
-    case CouplingForm::kFull: return "full";
-    case CouplingForm::kFactored: return "factored";
-    case CouplingForm::kSoftmax: return "softmax";
+    case CouplingForm::kFull:
+      return "full";
+    case CouplingForm::kFactored:
+      return "factored";
+    case CouplingForm::kSoftmax:
+      return "softmax";
   }
   return "?";
 }
@@ -288,7 +290,8 @@ void couplings_of(const CouplingSpec& s, const arma::vec& x, arma::mat& W, arma:
 }
 
 AttentionSummary attention_summary(const CouplingSpec& s, const arma::vec& x) {
-  if (s.form != CouplingForm::kSoftmax) throw StageError("attention_summary: the softmax form only, got " + s.describe());
+  if (s.form != CouplingForm::kSoftmax)
+    throw StageError("attention_summary: the softmax form only, got " + s.describe());
   check_point(s, x);
   const HeadLayout lay = head_layout(s);
   const double* p = x.memptr() + s.field_count();

@@ -136,8 +136,8 @@ AttentionSummary attention_summary(const CouplingSpec& spec, const arma::vec& x)
 arma::mat profile_fields(const arma::imat& sequences, const arma::vec& weights, arma::uword C);
 
 struct CouplingInit {
-  double std_couplings = 0.1;  // A or q, k entries (off the diagonal of A): N(0, std^2)
-  double std_values = 0.1;     // V or E, F entries: N(0, std^2)
+  double std_couplings = 0.1;       // A or q, k entries (off the diagonal of A): N(0, std^2)
+  double std_values = 0.1;          // V or E, F entries: N(0, std^2)
   bool fields_from_profile = true;  // else zero
 };
 

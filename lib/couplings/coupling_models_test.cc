@@ -106,8 +106,7 @@ TEST(CouplingModels, SoftmaxFormGradient) {
     s.fields = true;
     s.symmetrise = true;
     const arma::imat seqs = random_sequences(15, s.L, s.C, 7);
-    EXPECT_LT(gradient_error(s, random_point(s, 8, 0.7), seqs, random_weights(15, 9), kPenalty), 1e-6)
-        << s.describe();
+    EXPECT_LT(gradient_error(s, random_point(s, 8, 0.7), seqs, random_weights(15, 9), kPenalty), 1e-6) << s.describe();
   }
 }
 
@@ -436,8 +435,7 @@ TEST(CouplingModels, BadInputIsAClearError) {
   const arma::vec x = random_point(s, 21, 0.5);
   EXPECT_THROW(coupling_objective(s, x, seqs, arma::vec(4, arma::fill::ones), kPenalty, nullptr), StageError);
   EXPECT_THROW(coupling_objective(s, x, seqs, arma::vec(5, arma::fill::zeros), kPenalty, nullptr), StageError);
-  EXPECT_THROW(coupling_objective(s, x.head(3), seqs, arma::vec(5, arma::fill::ones), kPenalty, nullptr),
-               StageError);
+  EXPECT_THROW(coupling_objective(s, x.head(3), seqs, arma::vec(5, arma::fill::ones), kPenalty, nullptr), StageError);
   EXPECT_THROW(coupling_form_from_string("factorised"), StageError);
   CouplingSpec full = spec(CouplingForm::kFull, 4, 3);
   full.symmetrise = true;

@@ -27,7 +27,7 @@ template <unsigned VB>
 struct Lanes {
   typedef double V __attribute__((vector_size(VB), aligned(8), may_alias));
   static constexpr unsigned N = 16 * sizeof(double) / VB;  // vectors per row
-  static constexpr unsigned W = VB / sizeof(double);      // doubles per vector
+  static constexpr unsigned W = VB / sizeof(double);       // doubles per vector
   static V load(const double* p) { return *reinterpret_cast<const V*>(p); }
   static void store(double* p, V v) { *reinterpret_cast<V*>(p) = v; }
 };
@@ -36,9 +36,8 @@ struct Lanes {
 // d, also y[t] = init[t] + sum_j P[d_j 16 + t], the two sums interleaved so
 // that the additions of one overlap the latency of the other's.
 template <class Ln, bool kTwo>
-inline __attribute__((always_inline)) void add_columns_body(const double* P, const arma::uword* c,
-                                                            const arma::uword* d, arma::uword L,
-                                                            const double* init, double* z, double* y) {
+inline __attribute__((always_inline)) void add_columns_body(const double* P, const arma::uword* c, const arma::uword* d,
+                                                            arma::uword L, const double* init, double* z, double* y) {
   if (kTwo && Ln::N > 4) {  // 2 x 8 xmm accumulators would not fit in 16: one sum after the other
     add_columns_body<Ln, false>(P, c, nullptr, L, init, z, nullptr);
     add_columns_body<Ln, false>(P, d, nullptr, L, init, y, nullptr);
@@ -100,21 +99,21 @@ template <IsaLevel L>
 using LanesAt = Lanes<L == IsaLevel::kBaseline ? 16 : 32>;
 
 // One level's four kernels (lib/core/isa.h), compiled for its instruction set.
-#define POTTS_CM_CLONE(level, suffix, attrs)                                                                      \
-  attrs void add2_##suffix(const double* P, const arma::uword* c, const arma::uword* d, arma::uword L,          \
-                           const double* init, double* z, double* y) {                                         \
-    add_columns_body<LanesAt<level>, true>(P, c, d, L, init, z, y);                                             \
-  }                                                                                                             \
-  attrs void add1_##suffix(const double* P, const arma::uword* c, arma::uword L, const double* init, double* z) { \
-    add_columns_body<LanesAt<level>, false>(P, c, nullptr, L, init, z, nullptr);                                \
-  }                                                                                                             \
-  attrs void add_to2_##suffix(double* G, const arma::uword* c, const arma::uword* e, arma::uword L,             \
-                              const double* d, const double* f) {                                               \
-    add_to_columns_body<LanesAt<level>, true>(G, c, e, L, d, f);                                                \
-  }                                                                                                             \
-  attrs void add_to1_##suffix(double* G, const arma::uword* c, arma::uword L, const double* d) {                \
-    add_to_columns_body<LanesAt<level>, false>(G, c, nullptr, L, d, nullptr);                                   \
-  }                                                                                                             \
+#define POTTS_CM_CLONE(level, suffix, attrs)                                                                         \
+  attrs void add2_##suffix(const double* P, const arma::uword* c, const arma::uword* d, arma::uword L,               \
+                           const double* init, double* z, double* y) {                                               \
+    add_columns_body<LanesAt<level>, true>(P, c, d, L, init, z, y);                                                  \
+  }                                                                                                                  \
+  attrs void add1_##suffix(const double* P, const arma::uword* c, arma::uword L, const double* init, double* z) {    \
+    add_columns_body<LanesAt<level>, false>(P, c, nullptr, L, init, z, nullptr);                                     \
+  }                                                                                                                  \
+  attrs void add_to2_##suffix(double* G, const arma::uword* c, const arma::uword* e, arma::uword L, const double* d, \
+                              const double* f) {                                                                     \
+    add_to_columns_body<LanesAt<level>, true>(G, c, e, L, d, f);                                                     \
+  }                                                                                                                  \
+  attrs void add_to1_##suffix(double* G, const arma::uword* c, arma::uword L, const double* d) {                     \
+    add_to_columns_body<LanesAt<level>, false>(G, c, nullptr, L, d, nullptr);                                        \
+  }                                                                                                                  \
   constexpr PanelKernels kKernels_##suffix = {add2_##suffix, add1_##suffix, add_to2_##suffix, add_to1_##suffix};
 POTTS_ISA_CLONES(POTTS_CM_CLONE)
 #undef POTTS_CM_CLONE
@@ -124,8 +123,8 @@ const PanelKernels& kernels() {
   return *k;
 }
 
-void add_panel_columns2(const double* P, const arma::uword* c, const arma::uword* d, arma::uword L,
-                        const double* init, double* z, double* y) {
+void add_panel_columns2(const double* P, const arma::uword* c, const arma::uword* d, arma::uword L, const double* init,
+                        double* z, double* y) {
   kernels().add2(P, c, d, L, init, z, y);
 }
 void add_panel_columns(const double* P, const arma::uword* c, arma::uword L, const double* init, double* z) {

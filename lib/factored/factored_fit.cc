@@ -51,7 +51,8 @@ void split_plm_into_factored(const PlmModel& m, arma::mat& A, arma::mat& V) {
   arma::mat T(L * L, C * C, arma::fill::zeros);
   for (arma::uword i = 0; i < L; ++i)
     for (arma::uword j = 0; j < L; ++j)
-      if (i != j) T.row(i + L * j) = arma::vectorise(m.couplings_W.submat(i * C, j * C, i * C + C - 1, j * C + C - 1)).t();
+      if (i != j)
+        T.row(i + L * j) = arma::vectorise(m.couplings_W.submat(i * C, j * C, i * C + C - 1, j * C + C - 1)).t();
   arma::mat Uu, Vv;
   arma::vec s;
   if (!arma::svd(Uu, s, Vv, T)) throw StageError("factored fit: SVD of the full pseudo-likelihood couplings failed");

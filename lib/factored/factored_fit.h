@@ -34,12 +34,12 @@
 namespace potts {
 
 struct FactoredFitOptions {
-  double lambda = 1e-4;           // L2 penalty on A (off-diagonal) and V
-  std::string init = "random";    // "random" or "plm"
+  double lambda = 1e-4;         // L2 penalty on A (off-diagonal) and V
+  std::string init = "random";  // "random" or "plm"
   double init_std_A = 0.1;
   double init_std_V = 1.0;
-  int restarts = 1;               // ranked by training objective
-  double plm_lambda = 1e-4;       // penalty of the full model for init "plm" (lambda_h = lambda_W)
+  int restarts = 1;          // ranked by training objective
+  double plm_lambda = 1e-4;  // penalty of the full model for init "plm" (lambda_h = lambda_W)
   LbfgsOptions lbfgs;
 };
 
@@ -55,7 +55,7 @@ struct FactoredFit {
   arma::mat A;  // L x L, zero diagonal
   arma::mat V;  // C x C
   double objective = 0.0, train_loss = 0.0;
-  LbfgsResult optimiser;               // of the kept restart
+  LbfgsResult optimiser;  // of the kept restart
   int best_restart = 0;
   std::vector<FactoredRestart> restarts;
 };

@@ -37,7 +37,7 @@ inline double factored_d_eff(double L, double C) { return L * (L - 1) + C * C - 
 // `model` holds the fitted parameters (restored on return). `step`: the
 // finite-difference step; eigenvalues of H below `rank_tolerance` times the
 // largest count as zero.
-FiniteSampleExcess finite_sample_excess(nn::FactoredAttention& model, const nn::SequenceSet& train,
-                                        double step = 1e-5, double rank_tolerance = 1e-7);
+FiniteSampleExcess finite_sample_excess(nn::FactoredAttention& model, const nn::SequenceSet& train, double step = 1e-5,
+                                        double rank_tolerance = 1e-7);
 
 }  // namespace potts

@@ -26,8 +26,8 @@ TEST(FiniteSampleExcess, GaugeFreeRankAndATraceNearTheCount) {
   nn::FullBatchObjective f(fa, data, double(data.M), 0.0);
   LbfgsOptions o;
   o.gradient_tolerance = 1e-10;
-  const LbfgsResult fit = lbfgs_minimize([&](const arma::vec& x, arma::vec& g) { return f(x, &g); },
-                                         nn::pack_parameters(fa), o);
+  const LbfgsResult fit =
+      lbfgs_minimize([&](const arma::vec& x, arma::vec& g) { return f(x, &g); }, nn::pack_parameters(fa), o);
   nn::unpack_parameters(fa, fit.x);
   const arma::mat A_fit = fa.A;
   const double d_eff = factored_d_eff(double(L), double(C));

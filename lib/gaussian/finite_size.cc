@@ -16,8 +16,9 @@ InverseSizeFit fit_inverse_size(const std::vector<double>& D, const std::vector<
   if (order != 1 && order != 2) throw StageError("fit_inverse_size: order must be 1 or 2");
   const std::size_t k = D.size(), p = std::size_t(order) + 1;
   if (y.size() != k || se.size() != k) throw StageError("fit_inverse_size: D, y and se differ in length");
-  if (k < p) throw StageError("fit_inverse_size: " + std::to_string(k) + " sizes cannot fit " + std::to_string(p) +
-                              " coefficients");
+  if (k < p)
+    throw StageError("fit_inverse_size: " + std::to_string(k) + " sizes cannot fit " + std::to_string(p) +
+                     " coefficients");
   arma::mat A(k, p);
   arma::vec b(k);
   for (std::size_t i = 0; i < k; ++i) {
@@ -55,8 +56,7 @@ void deviations(const std::vector<SizeSample>& sizes, const std::vector<std::vec
 
 }  // namespace
 
-ExtrapolationResult extrapolate(const std::vector<SizeSample>& sizes, int order, int resamples,
-                                std::uint64_t seed) {
+ExtrapolationResult extrapolate(const std::vector<SizeSample>& sizes, int order, int resamples, std::uint64_t seed) {
   if (resamples < 100) throw StageError("extrapolate: at least 100 resamples");
   std::vector<double> D;
   std::vector<std::vector<double>> values;

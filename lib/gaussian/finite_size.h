@@ -40,12 +40,11 @@ struct SizeSample {
 // and 97.5 percentiles (the statistic's null distribution is taken from the
 // data, not from a normal or χ² table). Seeded, so deterministic.
 struct ExtrapolationResult {
-  InverseSizeFit fit;                 // on the data themselves
+  InverseSizeFit fit;  // on the data themselves
   double c_se = 0, c_lo = 0, c_hi = 0;
-  std::vector<double> deviation;      // δ per size, in the order given
-  std::vector<double> deviation_se;   // its standard error (realisations)
+  std::vector<double> deviation;     // δ per size, in the order given
+  std::vector<double> deviation_se;  // its standard error (realisations)
 };
-ExtrapolationResult extrapolate(const std::vector<SizeSample>& sizes, int order, int resamples,
-                                std::uint64_t seed);
+ExtrapolationResult extrapolate(const std::vector<SizeSample>& sizes, int order, int resamples, std::uint64_t seed);
 
 }  // namespace potts::gaussian

@@ -30,8 +30,8 @@ arma::mat precision_matrix(const arma::mat& couplings_J_tilde, double Delta, con
   if (!(ev.min() > 0.0))
     throw StageError(field + " = " + format_number(Delta, 6) +
                      ": precision P = Delta*I - J_tilde is not positive definite (smallest eigenvalue " +
-                     format_number(ev.min(), 6) + "; the largest eigenvalue of J_tilde is " + format_number(Delta - ev.min(), 6) +
-                     "); choose a larger Delta");
+                     format_number(ev.min(), 6) + "; the largest eigenvalue of J_tilde is " +
+                     format_number(Delta - ev.min(), 6) + "); choose a larger Delta");
   return P;
 }
 
@@ -91,8 +91,9 @@ arma::mat sample_gaussian(const arma::mat& factor_C, arma::uword n, Rng& rng) {
 arma::vec ridge(const arma::mat& X, const arma::vec& y, double lambda) {
   if (!(lambda >= 0.0) || !std::isfinite(lambda))
     throw StageError("ridge: lambda = " + format_number(lambda, 6) + " must be a finite number >= 0");
-  if (X.n_rows != y.n_elem) throw StageError("ridge: X has " + std::to_string(X.n_rows) + " rows but y has " +
-                                             std::to_string(y.n_elem) + " entries");
+  if (X.n_rows != y.n_elem)
+    throw StageError("ridge: X has " + std::to_string(X.n_rows) + " rows but y has " + std::to_string(y.n_elem) +
+                     " entries");
   const arma::uword n = X.n_rows, D = X.n_cols;
   arma::vec w;
   bool ok;
@@ -195,11 +196,14 @@ double loglog_slope(const std::vector<double>& alpha, const std::vector<double>&
   for (size_t k = 0; k < alpha.size(); ++k) {
     if (alpha[k] < lo || alpha[k] > hi) continue;
     if (!(y[k] > offset))
-      throw StageError("loglog_slope: y - offset = " + format_number(y[k] - offset, 6) + " <= 0 at alpha = " + format_number(alpha[k], 6));
+      throw StageError("loglog_slope: y - offset = " + format_number(y[k] - offset, 6) +
+                       " <= 0 at alpha = " + format_number(alpha[k], 6));
     u.push_back(std::log(alpha[k]));
     v.push_back(std::log(y[k] - offset));
   }
-  if (u.size() < 3) throw StageError("loglog_slope: fewer than 3 points in [" + format_number(lo, 6) + ", " + format_number(hi, 6) + "]");
+  if (u.size() < 3)
+    throw StageError("loglog_slope: fewer than 3 points in [" + format_number(lo, 6) + ", " + format_number(hi, 6) +
+                     "]");
   double mu = 0, mv = 0;
   for (size_t k = 0; k < u.size(); ++k) mu += u[k], mv += v[k];
   mu /= u.size(), mv /= u.size();

@@ -46,10 +46,10 @@ ModelFile read_model_h5(const std::string& path);
 //   Ω = Σ without row and column i,  ρ = w*ᵀ Ω w*.
 struct MaskedTeacher {
   arma::uword masked_index = 0;
-  arma::vec teacher_w;                // w*, length D
-  double noise_sigma2 = 0;            // σ²
-  arma::mat feature_covariance_Omega; // Ω, D×D
-  double rho = 0;                     // w*ᵀ Ω w*
+  arma::vec teacher_w;                 // w*, length D
+  double noise_sigma2 = 0;             // σ²
+  arma::mat feature_covariance_Omega;  // Ω, D×D
+  double rho = 0;                      // w*ᵀ Ω w*
 };
 MaskedTeacher masked_teacher(const arma::mat& precision_P, arma::uword masked_index);
 

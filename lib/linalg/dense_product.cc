@@ -63,14 +63,13 @@ struct TileAt<IsaLevel::kBaseline, T> : BaselineTile<T> {};
 
 // One kernel per level and type (lib/core/isa.h), each compiled for its own
 // instruction set.
-#define POTTS_DP_TILE_CLONE(level, suffix, attrs)                                                            \
-  attrs void tile_##suffix(const double* ap, const double* bp, arma::uword kc, double* C, arma::uword ldc,  \
-                           bool first) {                                                                    \
-    TileAt<level, double>::body(ap, bp, kc, C, ldc, first);                                                 \
-  }                                                                                                         \
-  attrs void tile_##suffix(const float* ap, const float* bp, arma::uword kc, float* C, arma::uword ldc,     \
-                           bool first) {                                                                    \
-    TileAt<level, float>::body(ap, bp, kc, C, ldc, first);                                                  \
+#define POTTS_DP_TILE_CLONE(level, suffix, attrs)                                                                     \
+  attrs void tile_##suffix(const double* ap, const double* bp, arma::uword kc, double* C, arma::uword ldc,            \
+                           bool first) {                                                                              \
+    TileAt<level, double>::body(ap, bp, kc, C, ldc, first);                                                           \
+  }                                                                                                                   \
+  attrs void tile_##suffix(const float* ap, const float* bp, arma::uword kc, float* C, arma::uword ldc, bool first) { \
+    TileAt<level, float>::body(ap, bp, kc, C, ldc, first);                                                            \
   }
 POTTS_ISA_CLONES(POTTS_DP_TILE_CLONE)
 #undef POTTS_DP_TILE_CLONE
@@ -84,9 +83,9 @@ struct Level {
   }
 };
 
-constexpr arma::uword KC = 256;        // a slice of the sum (packed operands stay in cache)
+constexpr arma::uword KC = 256;            // a slice of the sum (packed operands stay in cache)
 constexpr arma::uword kBlockColumns = 96;  // columns of op(B) per block of panels (wide products)
-constexpr arma::uword kWholeB = 1024;  // up to this many columns, a slice of op(B) is packed whole
+constexpr arma::uword kWholeB = 1024;      // up to this many columns, a slice of op(B) is packed whole
 
 // bp[(q - q0) KC NR + NR p + j] = op(B)[pc + p, q NR + j] for panels q0 .. q1 - 1,
 // p < kc; zero beyond column n.
@@ -204,8 +203,8 @@ void product(bool trans_a, bool trans_b, arma::uword m, arma::uword n, arma::uwo
         for (arma::uword i0 = 0; i0 < m; i0 += M) {
           pack_a<M>(trans_a, A, lda, m, i0, pc, kc, ap.data());
           for (arma::uword q = b0; q < b1; ++q)
-            run_tile<Lv>(ap.data(), bp.data() + (q - b0) * NR * KC, kc, C + i0 + ldc * q * NR, ldc,
-                         std::min(M, m - i0), std::min(NR, n - q * NR), pc == 0, tmp.data());
+            run_tile<Lv>(ap.data(), bp.data() + (q - b0) * NR * KC, kc, C + i0 + ldc * q * NR, ldc, std::min(M, m - i0),
+                         std::min(NR, n - q * NR), pc == 0, tmp.data());
         }
       }
     }

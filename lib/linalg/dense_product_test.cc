@@ -52,13 +52,13 @@ TEST(DenseProduct, BitsOfTheSequentialSumForEveryTransposition) {
     for (bool tb : {false, true}) {
       for (int f = 0; f < 2; ++f) {
         auto check = f ? check_shape<float> : check_shape<double>;
-        check(ta, tb, 16, 12, 5);       // one full AVX-512 double tile
-        check(ta, tb, 32, 12, 7);       // one full AVX-512 float tile
-        check(ta, tb, 8, 6, 3);         // one full AVX2 double tile, two baseline ones
-        check(ta, tb, 16, 6, 9);        // one full AVX2 float tile
-        check(ta, tb, 37, 29, 300);     // edge tiles, two slices of the sum
-        check(ta, tb, 64, 1100, 513);   // wide: several blocks of panels, three slices
-        check(ta, tb, 1100, 40, 260);   // tall
+        check(ta, tb, 16, 12, 5);      // one full AVX-512 double tile
+        check(ta, tb, 32, 12, 7);      // one full AVX-512 float tile
+        check(ta, tb, 8, 6, 3);        // one full AVX2 double tile, two baseline ones
+        check(ta, tb, 16, 6, 9);       // one full AVX2 float tile
+        check(ta, tb, 37, 29, 300);    // edge tiles, two slices of the sum
+        check(ta, tb, 64, 1100, 513);  // wide: several blocks of panels, three slices
+        check(ta, tb, 1100, 40, 260);  // tall
         check(ta, tb, 3, 1, 1);
       }
     }

@@ -307,11 +307,9 @@ constexpr int tile_columns(int h) {
 // A function of its own (and clones of its own): one register allocation per
 // tile shape.
 template <class T, int h>
-POTTS_ISA_CLONED_AVX2 static void gemm_panel(const GemmOperands<T>& g, bool ta, const T* A,
-                                                                 arma::uword lda, arma::uword n, arma::uword i0,
-                                                                 arma::uword mr, arma::uword p0, arma::uword kk,
-                                                                 std::vector<T>& panel, T* part, bool first,
-                                                                 bool last) {
+POTTS_ISA_CLONED_AVX2 static void gemm_panel(const GemmOperands<T>& g, bool ta, const T* A, arma::uword lda,
+                                             arma::uword n, arma::uword i0, arma::uword mr, arma::uword p0,
+                                             arma::uword kk, std::vector<T>& panel, T* part, bool first, bool last) {
   constexpr int MV = h / 2, HV = h % 2, NR = tile_columns(h);
   constexpr arma::uword MR = arma::uword(h) * (16 / sizeof(T));
   const T* a = A + i0 + p0 * lda;  // op(A)[i0 + r, p0 + q] = a[r + q acs]

@@ -169,7 +169,7 @@ typedef unsigned long long v4u __attribute__((vector_size(32)));
 // x >= -708 (the same values, two operations fewer).
 template <bool kClamp = true>
 POTTS_INLINE v4d exp4(v4d x) {
-  const double kShifter = 0x1.8p52;  // adding it rounds to an integer in the low bits
+  const double kShifter = 0x1.8p52;                // adding it rounds to an integer in the low bits
   const double kScale = 512 * 1.4426950408889634;  // 512 / ln2 (exact: 2^9 times the double nearest 1/ln2)
   const double kHi = 0x1.62e42fee00000p-10;        // ln2/512, high part
   const double kLo = 0x1.a39ef35793c76p-42;        // ln2/512 - kHi

@@ -16,8 +16,7 @@ namespace {
 std::vector<double> grid() {
   std::vector<double> x;
   for (double v = -708.0; v <= 709.0; v += 0.001237) x.push_back(v);
-  for (double v : {0.0, -0.0, -1e-300, -5e-324, 1e-300, 0x1.62e42fefa39efp-10, -0x1.62e42fefa39efp-10})
-    x.push_back(v);
+  for (double v : {0.0, -0.0, -1e-300, -5e-324, 1e-300, 0x1.62e42fefa39efp-10, -0x1.62e42fefa39efp-10}) x.push_back(v);
   return x;
 }
 

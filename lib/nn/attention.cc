@@ -165,14 +165,20 @@ POTTS_ISA_CLONED_AVX2 static void attention_forward_impl(Mat<T>& O, Mat<T>& P, c
     const T* Vb = V.colptr(b * L);
     const arma::uword j0 = b * Lq;
     arma::uword q = 0;
-#define POTTS_NN_FORWARD(R) \
-  forward_queries<T, kL, kD, R>(O, P, Q, j0 + q, Kt.data(), Vb, L, d, dv, scale, w, acc_o)
+#define POTTS_NN_FORWARD(R) forward_queries<T, kL, kD, R>(O, P, Q, j0 + q, Kt.data(), Vb, L, d, dv, scale, w, acc_o)
     for (; q + G <= Lq; q += G) POTTS_NN_FORWARD(G);
     switch (Lq - q) {
-      case 3: POTTS_NN_FORWARD(3); break;
-      case 2: POTTS_NN_FORWARD(2); break;
-      case 1: POTTS_NN_FORWARD(1); break;
-      default: break;
+      case 3:
+        POTTS_NN_FORWARD(3);
+        break;
+      case 2:
+        POTTS_NN_FORWARD(2);
+        break;
+      case 1:
+        POTTS_NN_FORWARD(1);
+        break;
+      default:
+        break;
     }
 #undef POTTS_NN_FORWARD
   }
@@ -261,14 +267,13 @@ __attribute__((always_inline)) inline void backward_queries(Mat<T>& dQ, const Ma
     qv[r] = Q.colptr(j + r);
     dq[r] = dQ.colptr(j + r);
   }
-  attention_backward_group<T, kL, kD, R>(p, dout, qv, dq, Vt, Kb, dKb, dVb, L, d, dv, scale, ds, w, dq_acc,
-                                         overwrite);
+  attention_backward_group<T, kL, kD, R>(p, dout, qv, dq, Vt, Kb, dKb, dVb, L, d, dv, scale, ds, w, dq_acc, overwrite);
 }
 
 template <class T, arma::uword kL, arma::uword kD>
 POTTS_ISA_CLONED_AVX2 static void attention_backward_impl(Mat<T>& dQ, Mat<T>& dK, Mat<T>& dV, const Mat<T>& dO,
-                                                          const Mat<T>& P, const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V,
-                                                          arma::uword L_rt, arma::uword Lq, Grad mode,
+                                                          const Mat<T>& P, const Mat<T>& Q, const Mat<T>& K,
+                                                          const Mat<T>& V, arma::uword L_rt, arma::uword Lq, Grad mode,
                                                           arma::uword b_begin, arma::uword b_end) {
   constexpr int G = kQueryGroup;
   const arma::uword L = kL ? kL : L_rt, d = kD ? kD : Q.n_rows, dv = kD ? kD : V.n_rows;
@@ -289,15 +294,22 @@ POTTS_ISA_CLONED_AVX2 static void attention_backward_impl(Mat<T>& dQ, Mat<T>& dK
     }
     const arma::uword j0 = b * Lq;
     arma::uword q = 0;
-#define POTTS_NN_BACKWARD(R)                                                                                        \
+#define POTTS_NN_BACKWARD(R)                                                                                           \
   backward_queries<T, kL, kD, R>(dQ, dO, P, Q, j0 + q, Vt.data(), Kb, dKb, dVb, L, d, dv, scale, ds.data(), w, dq_acc, \
                                  overwrite)
     for (; q + G <= Lq; q += G) POTTS_NN_BACKWARD(G);
     switch (Lq - q) {
-      case 3: POTTS_NN_BACKWARD(3); break;
-      case 2: POTTS_NN_BACKWARD(2); break;
-      case 1: POTTS_NN_BACKWARD(1); break;
-      default: break;
+      case 3:
+        POTTS_NN_BACKWARD(3);
+        break;
+      case 2:
+        POTTS_NN_BACKWARD(2);
+        break;
+      case 1:
+        POTTS_NN_BACKWARD(1);
+        break;
+      default:
+        break;
     }
 #undef POTTS_NN_BACKWARD
   }
@@ -339,10 +351,10 @@ void attention_backward(Mat<T>& dQ, Mat<T>& dK, Mat<T>& dV, const Mat<T>& dO, co
 }
 
 // The two instantiations.
-#define POTTS_NN_INSTANTIATE(T)                                                                                \
-  template void attention_forward(Mat<T>&, Mat<T>&, const Mat<T>&, const Mat<T>&, const Mat<T>&, arma::uword,  \
-                                  arma::uword);                                                                \
-  template void attention_backward(Mat<T>&, Mat<T>&, Mat<T>&, const Mat<T>&, const Mat<T>&, const Mat<T>&,     \
+#define POTTS_NN_INSTANTIATE(T)                                                                               \
+  template void attention_forward(Mat<T>&, Mat<T>&, const Mat<T>&, const Mat<T>&, const Mat<T>&, arma::uword, \
+                                  arma::uword);                                                               \
+  template void attention_backward(Mat<T>&, Mat<T>&, Mat<T>&, const Mat<T>&, const Mat<T>&, const Mat<T>&,    \
                                    const Mat<T>&, const Mat<T>&, arma::uword, arma::uword, Grad);
 
 POTTS_NN_INSTANTIATE(double)

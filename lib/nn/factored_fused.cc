@@ -59,12 +59,14 @@ struct SoftwareFma {
   }
 };
 struct HardwareFma {
-  static inline __attribute__((always_inline, target("avx2,fma"))) Lanes4<double>::type madd(
-      Lanes4<double>::type a, Lanes4<double>::type b, Lanes4<double>::type c) {
+  static inline __attribute__((always_inline, target("avx2,fma"))) Lanes4<double>::type madd(Lanes4<double>::type a,
+                                                                                             Lanes4<double>::type b,
+                                                                                             Lanes4<double>::type c) {
     return (Lanes4<double>::type)_mm256_fmadd_pd((__m256d)a, (__m256d)b, (__m256d)c);
   }
-  static inline __attribute__((always_inline, target("avx2,fma"))) Lanes4<float>::type madd(
-      Lanes4<float>::type a, Lanes4<float>::type b, Lanes4<float>::type c) {
+  static inline __attribute__((always_inline, target("avx2,fma"))) Lanes4<float>::type madd(Lanes4<float>::type a,
+                                                                                            Lanes4<float>::type b,
+                                                                                            Lanes4<float>::type c) {
     return (Lanes4<float>::type)_mm_fmadd_ps((__m128)a, (__m128)b, (__m128)c);
   }
 };
@@ -123,14 +125,22 @@ double factored_attention_fused(const std::vector<int>& sequences, const std::ve
   const int* s = sequences.data();
   const int* t = targets.data();
   switch (C / 4) {
-    case 1: return factored_fused_impl<T, 1>(s, t, B, A.memptr(), V.memptr(), L, ga, gv);
-    case 2: return factored_fused_impl<T, 2>(s, t, B, A.memptr(), V.memptr(), L, ga, gv);
-    case 3: return factored_fused_impl<T, 3>(s, t, B, A.memptr(), V.memptr(), L, ga, gv);
-    case 4: return factored_fused_impl<T, 4>(s, t, B, A.memptr(), V.memptr(), L, ga, gv);
-    case 5: return factored_fused_impl<T, 5>(s, t, B, A.memptr(), V.memptr(), L, ga, gv);
-    case 6: return factored_fused_impl<T, 6>(s, t, B, A.memptr(), V.memptr(), L, ga, gv);
-    case 7: return factored_fused_impl<T, 7>(s, t, B, A.memptr(), V.memptr(), L, ga, gv);
-    default: return factored_fused_impl<T, 8>(s, t, B, A.memptr(), V.memptr(), L, ga, gv);
+    case 1:
+      return factored_fused_impl<T, 1>(s, t, B, A.memptr(), V.memptr(), L, ga, gv);
+    case 2:
+      return factored_fused_impl<T, 2>(s, t, B, A.memptr(), V.memptr(), L, ga, gv);
+    case 3:
+      return factored_fused_impl<T, 3>(s, t, B, A.memptr(), V.memptr(), L, ga, gv);
+    case 4:
+      return factored_fused_impl<T, 4>(s, t, B, A.memptr(), V.memptr(), L, ga, gv);
+    case 5:
+      return factored_fused_impl<T, 5>(s, t, B, A.memptr(), V.memptr(), L, ga, gv);
+    case 6:
+      return factored_fused_impl<T, 6>(s, t, B, A.memptr(), V.memptr(), L, ga, gv);
+    case 7:
+      return factored_fused_impl<T, 7>(s, t, B, A.memptr(), V.memptr(), L, ga, gv);
+    default:
+      return factored_fused_impl<T, 8>(s, t, B, A.memptr(), V.memptr(), L, ga, gv);
   }
 }
 

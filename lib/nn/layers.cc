@@ -283,7 +283,8 @@ POTTS_ISA_CLONED_AVX2 void cross_entropy_backward(Mat<T>& dZ, const Mat<T>& prob
 }
 
 template <class T>
-POTTS_ISA_CLONED_AVX2 double cross_entropy_rows_forward(Mat<T>& probs_t, const Mat<T>& Zt, const std::vector<int>& targets) {
+POTTS_ISA_CLONED_AVX2 double cross_entropy_rows_forward(Mat<T>& probs_t, const Mat<T>& Zt,
+                                                        const std::vector<int>& targets) {
   const arma::uword n = Zt.n_rows, C = Zt.n_cols;
   probs_t.set_size(n, C);
   std::vector<T> mx(Zt.colptr(0), Zt.colptr(0) + n), sum(n, T(0));
@@ -315,8 +316,8 @@ POTTS_ISA_CLONED_AVX2 double cross_entropy_rows_forward(Mat<T>& probs_t, const M
 }
 
 template <class T>
-POTTS_ISA_CLONED_AVX2 void cross_entropy_rows_backward(Mat<T>& dZt, const Mat<T>& probs_t, const std::vector<int>& targets,
-                                                       double scale) {
+POTTS_ISA_CLONED_AVX2 void cross_entropy_rows_backward(Mat<T>& dZt, const Mat<T>& probs_t,
+                                                       const std::vector<int>& targets, double scale) {
   // forward: loss = logsumexp(z) - z[y], so dz = p - onehot(y); unused rows of p are zero
   const arma::uword n = probs_t.n_rows, C = probs_t.n_cols;
   const T s = T(scale);
@@ -353,7 +354,8 @@ POTTS_ISA_CLONED_AVX2 void factored_attention_forward(Mat<T>& Zt, Mat<T>& Ht, co
 
 template <class T>
 POTTS_ISA_CLONED_AVX2 void factored_attention_backward(Mat<T>& dA, Mat<T>& dV, const Mat<T>& dZt, const Mat<T>& Ht,
-                                                       const std::vector<int>& sequences, const Mat<T>& V, arma::uword L) {
+                                                       const std::vector<int>& sequences, const Mat<T>& V,
+                                                       arma::uword L) {
   const arma::uword B = sequences.size() / L, n = B * L;
   // forward: Zt = Ht V^T, so dV += dZt^T Ht and dHt = dZt V
   gemm(true, false, V.n_rows, Ht.n_cols, n, T(1), dZt.memptr(), n, Ht.memptr(), n, T(1), dV.memptr(), dV.n_rows);
@@ -373,7 +375,6 @@ POTTS_ISA_CLONED_AVX2 void factored_attention_backward(Mat<T>& dA, Mat<T>& dV, c
     for (arma::uword i = 0; i < L; ++i)
       if (i != j) dA(i, j) += dAb(i, j);
 }
-
 
 // ---------------------------------------------------------------------------
 // The two instantiations.

@@ -426,7 +426,7 @@ TEST(Layers, FusedFactoredAttentionMatchesTheTwoStepPath) {
     check_fused_against_reference<float>(20, 20, 1e-4, colours);
   }
   check_fused_against_reference<double>(4, 4, 1e-12, 4);
-  EXPECT_FALSE(factored_attention_fused_supports(5));   // the models fall back to the two steps
+  EXPECT_FALSE(factored_attention_fused_supports(5));  // the models fall back to the two steps
   EXPECT_FALSE(factored_attention_fused_supports(36));
 }
 

@@ -7,7 +7,6 @@
 // and Z = V H for the batch.
 #include "lib/nn/perturbed_attention.h"
 
-
 #include <algorithm>
 
 #include "lib/core/error.h"
@@ -50,10 +49,10 @@ void perturbed_attention_forward(arma::mat& Z, arma::mat& H, const std::vector<i
     for (arma::uword i = 0; i < L; ++i) {
       double* h = H.colptr(b * L + i);
       for (arma::uword j = 0; j < L; ++j) {
-        if (j == i) continue;                        // the masked position does not attend to itself
+        if (j == i) continue;                           // the masked position does not attend to itself
         const double score = W(i, j) + a * W(i, s[j]);  // score_ij = p_i^T W (p_j + a e_j)
-        h[s[j]] += score;                            // score_ij e_j
-        h[j] += a * score;                           // score_ij a p_j
+        h[s[j]] += score;                               // score_ij e_j
+        h[j] += a * score;                              // score_ij a p_j
       }
     }
   }
@@ -96,8 +95,12 @@ void perturbed_attention_backward(arma::mat& dW, arma::mat& dV, const arma::mat&
 // ---------------------------------------------------------------------------
 
 PerturbedAttention::PerturbedAttention(arma::uword L, arma::uword C, double a)
-    : W(L, L, arma::fill::zeros), V(L, L, arma::fill::zeros), dW(L, L, arma::fill::zeros),
-      dV(L, L, arma::fill::zeros), L_(L), a_(a) {
+    : W(L, L, arma::fill::zeros),
+      V(L, L, arma::fill::zeros),
+      dW(L, L, arma::fill::zeros),
+      dV(L, L, arma::fill::zeros),
+      L_(L),
+      a_(a) {
   require_perturbed_shapes(L, C, L, "PerturbedAttention");
 }
 
@@ -106,8 +109,7 @@ void PerturbedAttention::initialise(double std_W, double std_V, std::uint64_t se
 }
 
 double PerturbedAttention::forward_backward(const Batch& batch, bool want_grad) {
-  if (batch.data->L != L_)
-    require_perturbed_shapes(batch.data->L, L_, L_, "PerturbedAttention: sequences");
+  if (batch.data->L != L_) require_perturbed_shapes(batch.data->L, L_, L_, "PerturbedAttention: sequences");
   // every position is predicted in the pass; only the requested ones count
   unmasked_pass(batch, L_, tokens_, targets_);
   perturbed_attention_forward(Z_, H_, tokens_, W, V, a_, L_);

@@ -34,7 +34,6 @@ nlohmann::json load_reference() {
   return nlohmann::json::parse(in);
 }
 
-
 struct Result {
   double loss = 0, ref_loss = 0, worst = 0;
   std::string worst_param;
@@ -87,8 +86,7 @@ Result run_case(const nlohmann::json& c, Precision precision) {
   double scale = 1e-300;
   for (const Param& p : params) {
     const auto& r = ref.at(p.name);
-    want.push_back(
-        arma::reshape(arma::vec(r.at("grad").get<std::vector<double>>()), p.grad->n_rows, p.grad->n_cols));
+    want.push_back(arma::reshape(arma::vec(r.at("grad").get<std::vector<double>>()), p.grad->n_rows, p.grad->n_cols));
     scale = std::max(scale, arma::abs(want.back()).max());
   }
   for (std::size_t k = 0; k < params.size(); ++k) {

@@ -25,9 +25,8 @@ struct AdamwCoefficients {
 // param.addcdiv_(value). Cloned per level (lib/core/isa.h):
 // each lane the same correctly rounded operations (no contraction), so the
 // same bits at any vector width.
-POTTS_ISA_CLONED void adamw_update(
-    arma::uword n, const AdamwCoefficients& c, double* __restrict xp, double* __restrict m, double* __restrict v,
-    const double* __restrict gp) {
+POTTS_ISA_CLONED void adamw_update(arma::uword n, const AdamwCoefficients& c, double* __restrict xp,
+                                   double* __restrict m, double* __restrict v, const double* __restrict gp) {
   const double decay = c.decay, beta1 = c.beta1, beta2 = c.beta2, a1 = c.a1, a2 = c.a2, bc2_sqrt = c.bc2_sqrt,
                eps = c.eps, step = -c.step_size;
   for (arma::uword k = 0; k < n; ++k) {
@@ -48,8 +47,14 @@ void Adamw::step(arma::vec& x, const arma::vec& g) {
     throw std::invalid_argument("AdamW: x and g must have the optimiser's length " + std::to_string(m_.n_elem));
   ++t_;
   const double bc1 = 1.0 - std::pow(o_.beta1, double(t_)), bc2 = 1.0 - std::pow(o_.beta2, double(t_));
-  const AdamwCoefficients c{1.0 - o_.lr * o_.weight_decay, o_.beta1, o_.beta2, 1.0 - o_.beta1, 1.0 - o_.beta2,
-                            std::sqrt(bc2), o_.eps, o_.lr / bc1};
+  const AdamwCoefficients c{1.0 - o_.lr * o_.weight_decay,
+                            o_.beta1,
+                            o_.beta2,
+                            1.0 - o_.beta1,
+                            1.0 - o_.beta2,
+                            std::sqrt(bc2),
+                            o_.eps,
+                            o_.lr / bc1};
   adamw_update(m_.n_elem, c, x.memptr(), m_.memptr(), v_.memptr(), g.memptr());
 }
 

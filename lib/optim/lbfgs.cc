@@ -20,10 +20,14 @@ LbfgsOptions read_lbfgs_options(Config& cfg) {
 
 std::string to_string(LbfgsStatus s) {
   switch (s) {
-    case LbfgsStatus::kGradientConverged: return "gradient_converged";
-    case LbfgsStatus::kRelativeDecrease: return "relative_decrease";
-    case LbfgsStatus::kMaxIterations: return "max_iterations";
-    case LbfgsStatus::kLineSearchFailed: return "line_search_failed";
+    case LbfgsStatus::kGradientConverged:
+      return "gradient_converged";
+    case LbfgsStatus::kRelativeDecrease:
+      return "relative_decrease";
+    case LbfgsStatus::kMaxIterations:
+      return "max_iterations";
+    case LbfgsStatus::kLineSearchFailed:
+      return "line_search_failed";
   }
   return "?";
 }
@@ -137,8 +141,7 @@ class LineSearch {
     const LinePoint& s = *start_;
     const double p_norm = ordered_norm(*p_);
     while (used_ < o_.max_line_search) {
-      if (std::abs(hi.a - lo.a) * p_norm <=
-          std::numeric_limits<double>::epsilon() * std::max(1.0, ordered_norm(lo.x)))
+      if (std::abs(hi.a - lo.a) * p_norm <= std::numeric_limits<double>::epsilon() * std::max(1.0, ordered_norm(lo.x)))
         break;
       double a = cubic_step(lo, hi);
       LinePoint cur;

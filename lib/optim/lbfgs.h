@@ -62,12 +62,12 @@ double ordered_dot(const arma::vec& a, const arma::vec& b);
 double ordered_norm(const arma::vec& a);
 
 struct LbfgsResult {
-  arma::vec x;                  // final point
-  double value = 0.0;           // f(x)
-  arma::vec gradient;           // grad f(x)
-  double gradient_norm = 0.0;   // ||grad f(x)||_2
-  int iterations = 0;           // completed iterations
-  int evaluations = 0;          // calls of the objective
+  arma::vec x;                 // final point
+  double value = 0.0;          // f(x)
+  arma::vec gradient;          // grad f(x)
+  double gradient_norm = 0.0;  // ||grad f(x)||_2
+  int iterations = 0;          // completed iterations
+  int evaluations = 0;         // calls of the objective
   LbfgsStatus status = LbfgsStatus::kMaxIterations;
   bool converged() const {
     return status == LbfgsStatus::kGradientConverged || status == LbfgsStatus::kRelativeDecrease;

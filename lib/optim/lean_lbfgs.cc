@@ -48,8 +48,7 @@ class Slab {
   Slab(arma::uword vectors, arma::uword n) : stride_((n + 7) / 8 * 8), bytes_(vectors * stride_ * sizeof(double)) {
     if (bytes_ == 0) return;
     void* p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED)
-      throw StageError("L-BFGS: cannot map " + std::to_string(bytes_ >> 20) + " MB for its vectors");
+    if (p == MAP_FAILED) throw StageError("L-BFGS: cannot map " + std::to_string(bytes_ >> 20) + " MB for its vectors");
     madvise(p, bytes_, MADV_HUGEPAGE);
     base_ = static_cast<double*>(p);
   }
@@ -88,8 +87,19 @@ namespace {
 class LeanLbfgs {
  public:
   LeanLbfgs(const Objective& f, const arma::vec& x0, const LbfgsOptions& o)
-      : f_(f), o_(o), n_(x0.n_elem), m_(std::size_t(o.memory)), slab_(1 + 2 * m_, n_), d_(slab_.at(0), n_, false, true),
-        x_(x0), g_(n_), xt_(n_), gt_(n_), rho_(m_), alpha_(m_), newest_(m_ - 1) {
+      : f_(f),
+        o_(o),
+        n_(x0.n_elem),
+        m_(std::size_t(o.memory)),
+        slab_(1 + 2 * m_, n_),
+        d_(slab_.at(0), n_, false, true),
+        x_(x0),
+        g_(n_),
+        xt_(n_),
+        gt_(n_),
+        rho_(m_),
+        alpha_(m_),
+        newest_(m_ - 1) {
     S_.reserve(m_);
     Y_.reserve(m_);
     for (std::size_t k = 0; k < m_; ++k) {

@@ -30,8 +30,8 @@ double pad_plm_objective(arma::uword L, arma::uword A, const arma::vec& x, const
   arma::uword n_targets = 0;
   arma::mat dblocks;
   if (grad != nullptr) grad->set_size(x.n_elem);
-  const double ce = pad_data_term(L, A, blocks, x.memptr(), sequences, scale, work, &n_targets, grad != nullptr ? &dblocks : nullptr,
-                                  grad != nullptr ? grad->memptr() : nullptr);
+  const double ce = pad_data_term(L, A, blocks, x.memptr(), sequences, scale, work, &n_targets,
+                                  grad != nullptr ? &dblocks : nullptr, grad != nullptr ? grad->memptr() : nullptr);
   double b2 = 0.0, w2 = 0.0;
   for (arma::uword e = 0; e < A * L; ++e) b2 += x(e) * x(e);
   for (arma::uword e = A * L; e < x.n_elem; ++e) w2 += x(e) * x(e);
@@ -40,16 +40,20 @@ double pad_plm_objective(arma::uword L, arma::uword A, const arma::vec& x, const
   double* g = grad->memptr();
   for (arma::uword e = 0; e < A * L; ++e) g[e] += 2.0 * penalty.lambda_h * x(e);
   const double* d = dblocks.memptr();
-  parallel_ranges(dblocks.n_elem, [&](std::size_t e0, std::size_t e1) {
-    for (std::size_t e = e0; e < e1; ++e) g[A * L + e] = d[e] + 4.0 * penalty.lambda_c * x(A * L + e);
-  }, 1 << 16);
+  parallel_ranges(
+      dblocks.n_elem,
+      [&](std::size_t e0, std::size_t e1) {
+        for (std::size_t e = e0; e < e1; ++e) g[A * L + e] = d[e] + 4.0 * penalty.lambda_c * x(A * L + e);
+      },
+      1 << 16);
   return f;
 }
 
 double pad_plm_mean_loss(arma::uword L, arma::uword A, const arma::vec& x, const arma::imat& sequences) {
   PadDataWorkspace work;
   arma::uword n_targets = 0;
-  const double ce = pad_data_term(L, A, blocks_of(L, A, x), x.memptr(), sequences, 1.0, work, &n_targets, nullptr, nullptr);
+  const double ce =
+      pad_data_term(L, A, blocks_of(L, A, x), x.memptr(), sequences, 1.0, work, &n_targets, nullptr, nullptr);
   return n_targets == 0 ? 0.0 : ce / double(n_targets);
 }
 

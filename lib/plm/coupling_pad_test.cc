@@ -66,7 +66,9 @@ TEST(CouplingPad, ObjectiveIsEqO2AndGradientMatchesDifferences) {
     arma::vec xp = x, xm = x;
     xp(e) += h;
     xm(e) -= h;
-    const double fd = (pad_plm_objective(kL, kA, xp, s, pen, nullptr, work) - pad_plm_objective(kL, kA, xm, s, pen, nullptr, work)) / (2 * h);
+    const double fd =
+        (pad_plm_objective(kL, kA, xp, s, pen, nullptr, work) - pad_plm_objective(kL, kA, xm, s, pen, nullptr, work)) /
+        (2 * h);
     worst = std::max(worst, std::abs(fd - g(e)));
   }
   // Truncation ~h^2 f''' ~ 1e-10, rounding ~1e-16 / h ~ 1e-11.

@@ -60,8 +60,8 @@ PlmModel unpack_plm(const arma::vec& x, arma::uword L, arma::uword C) {
 
 static void check_sequences(const arma::imat& s, arma::uword L, arma::uword C) {
   if (s.n_cols != L)
-    throw StageError("pseudo-likelihood model: sequences have " + std::to_string(s.n_cols) + " columns, expected L = " +
-                     std::to_string(L));
+    throw StageError("pseudo-likelihood model: sequences have " + std::to_string(s.n_cols) +
+                     " columns, expected L = " + std::to_string(L));
   if (s.n_rows == 0) throw StageError("pseudo-likelihood model: no sequences");
   if (s.min() < 0 || s.max() >= arma::sword(C))
     throw StageError("pseudo-likelihood model: colours must be in 0.." + std::to_string(C - 1));

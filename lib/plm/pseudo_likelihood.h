@@ -75,7 +75,7 @@ arma::mat project_couplings_onto_zero_sum(const PlmModel& m, const arma::mat& co
 
 struct PlmFit {
   PlmModel model;
-  LbfgsResult optimiser;  // x = packed parameters, status, iterations
+  LbfgsResult optimiser;    // x = packed parameters, status, iterations
   double train_loss = 0.0;  // data term only (no penalty)
 };
 

@@ -50,8 +50,9 @@ TEST(Plm, GradientMatchesFiniteDifferences) {
     arma::vec xp = x, xm = x;
     xp(k) += h;
     xm(k) -= h;
-    fd(k) = (plm_objective(unpack_plm(xp, L, C), s, pen, nullptr) -
-             plm_objective(unpack_plm(xm, L, C), s, pen, nullptr)) / (2 * h);
+    fd(k) =
+        (plm_objective(unpack_plm(xp, L, C), s, pen, nullptr) - plm_objective(unpack_plm(xm, L, C), s, pen, nullptr)) /
+        (2 * h);
   }
   EXPECT_LT(arma::norm(fd - g) / arma::norm(g), 1e-6);
 }
@@ -69,8 +70,7 @@ TEST(Plm, TrueCouplingsGiveEquationFive) {
   EXPECT_NEAR(plm_test_loss(m, s), optimal_test_loss(p, s), 1e-12);
   // The projection onto U returns beta J exactly (both variants).
   EXPECT_LT(arma::abs(project_couplings_onto(m, p.colour_similarity_U) - p.beta * p.couplings_J).max(), 1e-12);
-  EXPECT_LT(arma::abs(project_couplings_onto_zero_sum(m, p.colour_similarity_U) - p.beta * p.couplings_J).max(),
-            1e-12);
+  EXPECT_LT(arma::abs(project_couplings_onto_zero_sum(m, p.colour_similarity_U) - p.beta * p.couplings_J).max(), 1e-12);
   EXPECT_LT(reconstruction_error(p.couplings_J, project_couplings_onto(m, p.colour_similarity_U)), 1e-14);
 }
 

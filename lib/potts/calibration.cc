@@ -50,8 +50,10 @@ void split_interleaved(const arma::imat& saved, arma::uword M_train, arma::uword
   arma::uword n_train = 0, n_test = 0;
   for (arma::uword k = 0; k < saved.n_rows; ++k) {
     const bool to_test = (k % test_every == test_every - 1 && n_test < M_test) || n_train == M_train;
-    if (to_test) test->row(n_test++) = saved.row(k);
-    else train->row(n_train++) = saved.row(k);
+    if (to_test)
+      test->row(n_test++) = saved.row(k);
+    else
+      train->row(n_train++) = saved.row(k);
   }
 }
 
@@ -177,9 +179,9 @@ CalibrationResult calibrate_beta(const CalibrationSettings& s, const std::functi
   double beta = decreasing_crossing(grid, fit, s.target);
   if (std::isnan(beta)) {
     std::ostringstream msg;
-    msg << "calibration.beta_grid: the grid does not bracket the target distance " << s.target
-        << " (monotone fit from " << fit.front() << " at beta=" << grid.front() << " to " << fit.back()
-        << " at beta=" << grid.back() << "); widen the grid";
+    msg << "calibration.beta_grid: the grid does not bracket the target distance " << s.target << " (monotone fit from "
+        << fit.front() << " at beta=" << grid.front() << " to " << fit.back() << " at beta=" << grid.back()
+        << "); widen the grid";
     throw StageError(msg.str());
   }
 

@@ -77,8 +77,8 @@ std::vector<double> isotonic_decreasing(const std::vector<double>& y);
 double decreasing_crossing(const std::vector<double>& xs, const std::vector<double>& ys, double target);
 
 struct CalibrationSettings {
-  double target = 0.3;     // mean normalised pairwise Hamming distance
-  double tolerance = 0.03; // accepted |achieved - target| on the final training set
+  double target = 0.3;      // mean normalised pairwise Hamming distance
+  double tolerance = 0.03;  // accepted |achieved - target| on the final training set
   std::vector<double> beta_grid;
   std::uint64_t grid_samples = 400;
   int max_production_runs = 4;

@@ -108,14 +108,14 @@ DataDiagnostics diagnose_data(const PottsModel& m, const ChainProtocol& protocol
     w.str("");
   }
   if (d.chain_spread > s.spread_tolerance) {
-    w << "independent chains disagree: their mean Hamming distances span " << d.chain_spread
-      << " (tolerance " << s.spread_tolerance << "): the chain does not equilibrate across basins";
+    w << "independent chains disagree: their mean Hamming distances span " << d.chain_spread << " (tolerance "
+      << s.spread_tolerance << "): the chain does not equilibrate across basins";
     d.warnings.push_back(w.str());
     w.str("");
   }
   if (d.tau_lower_bound) {
-    w << "energy autocorrelation time exceeds the measurable window (" << energies.size() / 50
-      << " sweeps): at least " << d.tau_energy_sweeps << " sweeps";
+    w << "energy autocorrelation time exceeds the measurable window (" << energies.size() / 50 << " sweeps): at least "
+      << d.tau_energy_sweeps << " sweeps";
     d.warnings.push_back(w.str());
   }
   return d;

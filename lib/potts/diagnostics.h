@@ -39,11 +39,11 @@ double integrated_autocorrelation_time(const std::vector<double>& x, std::size_t
                                        bool* lower_bound);
 
 struct DiagnosticSettings {
-  int chains = 4;                           // independent chains
-  std::uint64_t samples_per_chain = 200;    // saved configurations per chain
+  int chains = 4;                                 // independent chains
+  std::uint64_t samples_per_chain = 200;          // saved configurations per chain
   std::uint64_t autocorrelation_sweeps = 100000;  // energy series length (sweeps, chain 0)
-  double max_overlap = 0.05;                // test/train overlap above this is flagged
-  double spread_tolerance = 0.03;           // largest acceptable spread of the chains' distances
+  double max_overlap = 0.05;                      // test/train overlap above this is flagged
+  double spread_tolerance = 0.03;                 // largest acceptable spread of the chains' distances
 };
 
 struct DataDiagnostics {

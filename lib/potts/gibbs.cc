@@ -98,8 +98,10 @@ POTTS_INLINE void apply_change(KernelState& st, arma::uword j, int b, int c) {
       // Keep weights below e^600 so that Z cannot overflow.
       const double* f = st.F + i * Cp;
       const bool big = f[b] - st.ref[i] > 600.0 || f[c] - st.ref[i] > 600.0;
-      if (big) st.state[i] = kStale;
-      else if (st.state[i] == kFresh) st.state[i] = kSumStale;
+      if (big)
+        st.state[i] = kStale;
+      else if (st.state[i] == kFresh)
+        st.state[i] = kSumStale;
     }
     return;
   }
@@ -326,9 +328,12 @@ POTTS_INLINE void gibbs_kernel_body(KernelState& st, Rng& rng, arma::uword first
 // The kernel, cloned per instruction-set level (lib/core/isa.h).
 POTTS_ISA_CLONED_AVX2 void gibbs_kernel(KernelState& st, Rng& rng, arma::uword first, arma::uword last,
                                         std::uint64_t rounds) {
-  if (st.Cp == 20 && st.bounded) gibbs_kernel_body<5, true>(st, rng, first, last, rounds);
-  else if (st.Cp == 20) gibbs_kernel_body<5, false>(st, rng, first, last, rounds);
-  else gibbs_kernel_body<0, false>(st, rng, first, last, rounds);
+  if (st.Cp == 20 && st.bounded)
+    gibbs_kernel_body<5, true>(st, rng, first, last, rounds);
+  else if (st.Cp == 20)
+    gibbs_kernel_body<5, false>(st, rng, first, last, rounds);
+  else
+    gibbs_kernel_body<0, false>(st, rng, first, last, rounds);
 }
 
 }  // namespace
@@ -387,10 +392,10 @@ void GibbsSampler::refresh_fields() {
 }
 
 void GibbsSampler::run(std::uint64_t rounds, arma::uword first, arma::uword last) {
-  KernelState st{L_,        C_,        Cp_,         Lp_,       diagonal_U_, betaJ_.data(), ptr(Ucol_),
-                 ptr(F_),   ptr(W_),   ref_.data(), Z_.data(), ptr(tmp_),     state_.data(),
-                 s_.data(), updates_,  changes_,    R_,        ptr(log_dU_), log_site_.data(), log_off_.data(), synced_.data(),
-                 nlog_,     bounded_};
+  KernelState st{L_,       C_,       Cp_,         Lp_,          diagonal_U_,      betaJ_.data(),   ptr(Ucol_),
+                 ptr(F_),  ptr(W_),  ref_.data(), Z_.data(),    ptr(tmp_),        state_.data(),   s_.data(),
+                 updates_, changes_, R_,          ptr(log_dU_), log_site_.data(), log_off_.data(), synced_.data(),
+                 nlog_,    bounded_};
   gibbs_kernel(st, rng_, first, last, rounds);
   updates_ = st.updates;
   changes_ = st.changes;

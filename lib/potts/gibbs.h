@@ -81,8 +81,8 @@ class GibbsSampler {
 
   arma::uword L_, C_, Cp_, Lp_;  // Cp_, Lp_: C, L padded to a multiple of 4 (vector width)
   bool diagonal_U_ = false;
-  bool bounded_ = false;  // see KernelState::bounded in gibbs.cc
-  std::vector<double> betaJ_;   // L x L: row j holds beta J_{., j} (symmetric), contiguous
+  bool bounded_ = false;       // see KernelState::bounded in gibbs.cc
+  std::vector<double> betaJ_;  // L x L: row j holds beta J_{., j} (symmetric), contiguous
   // Buffers of whole 32-byte-aligned groups of 4 doubles, so that no vector
   // access straddles a cache line.
   struct alignas(32) Lane4 {
@@ -90,11 +90,11 @@ class GibbsSampler {
   };
   static double* ptr(std::vector<Lane4>& b) { return b.empty() ? nullptr : b[0].v; }
   static const double* ptr(const std::vector<Lane4>& b) { return b.empty() ? nullptr : b[0].v; }
-  std::vector<Lane4> Ucol_;     // C x Cp: row c holds column c of U, zero padded
-  std::vector<Lane4> F_;        // L x Cp: row i holds F(i, .); padding -inf (weight ~0)
-  std::vector<Lane4> W_;        // L x Cp: cached weights exp(F(i, a) - ref_i)
-  std::vector<double> ref_;     // L: reference of row i (see above)
-  std::vector<double> Z_;       // L: cached sum of row i of W
+  std::vector<Lane4> Ucol_;           // C x Cp: row c holds column c of U, zero padded
+  std::vector<Lane4> F_;              // L x Cp: row i holds F(i, .); padding -inf (weight ~0)
+  std::vector<Lane4> W_;              // L x Cp: cached weights exp(F(i, a) - ref_i)
+  std::vector<double> ref_;           // L: reference of row i (see above)
+  std::vector<double> Z_;             // L: cached sum of row i of W
   std::vector<unsigned char> state_;  // L: whether W, Z of row i are current
   // Dense U: log of the last R colour changes (R a power of 2 > L): entry k
   // (slot k mod R) holds the site j that changed and U[:, c] - U[:, b].
@@ -103,12 +103,12 @@ class GibbsSampler {
   // copy). More than R pending (only with update() out of the cyclic order)
   // recomputes the row from scratch instead.
   arma::uword R_ = 0;
-  std::vector<Lane4> log_dU_;   // R x Cp
-  std::vector<int> log_site_;   // R
-  std::vector<arma::uword> log_off_;  // R: log_site_ * L
+  std::vector<Lane4> log_dU_;          // R x Cp
+  std::vector<int> log_site_;          // R
+  std::vector<arma::uword> log_off_;   // R: log_site_ * L
   std::vector<std::uint64_t> synced_;  // L
   std::uint64_t nlog_ = 0;
-  std::vector<Lane4> tmp_;      // scratch: 2 Lp
+  std::vector<Lane4> tmp_;  // scratch: 2 Lp
   std::vector<int> s_;
   Rng rng_;
   std::uint64_t refresh_sweeps_ = 1000, sweeps_done_ = 0, updates_ = 0, changes_ = 0;

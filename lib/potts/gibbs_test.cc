@@ -168,9 +168,10 @@ TEST(Gibbs, SingleUpdateDrawsFromTheConditionalAtPaperSize) {
       }
       int dof = 0;
       const double stat = chi_square(counts, p, N, &dof);
-      const double pval = dof > 0 ? boost::math::cdf(boost::math::complement(boost::math::chi_squared(dof), stat)) : 1.0;
-      EXPECT_GT(pval, 1e-4) << to_string(c.kind) << " C " << c.C << " beta " << c.beta << " at " << isa_name(isa_level())
-                            << ": chi2 = " << stat << " with " << dof << " dof";
+      const double pval =
+          dof > 0 ? boost::math::cdf(boost::math::complement(boost::math::chi_squared(dof), stat)) : 1.0;
+      EXPECT_GT(pval, 1e-4) << to_string(c.kind) << " C " << c.C << " beta " << c.beta << " at "
+                            << isa_name(isa_level()) << ": chi2 = " << stat << " with " << dof << " dof";
       // Power: the distribution at 1.3 beta is rejected when the
       // conditional is spread out enough to tell.
       if (p.max() < 0.9) {

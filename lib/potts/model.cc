@@ -20,10 +20,14 @@ ColourKind parse_colour_kind(const std::string& s) {
 
 std::string to_string(ColourKind k) {
   switch (k) {
-    case ColourKind::kIdentity: return "identity";
-    case ColourKind::kGaussian: return "gaussian";
-    case ColourKind::kGram: return "gram";
-    case ColourKind::kIdentityPlusGaussian: return "identity_plus_gaussian";
+    case ColourKind::kIdentity:
+      return "identity";
+    case ColourKind::kGaussian:
+      return "gaussian";
+    case ColourKind::kGram:
+      return "gram";
+    case ColourKind::kIdentityPlusGaussian:
+      return "identity_plus_gaussian";
   }
   return "?";
 }
@@ -45,8 +49,12 @@ PottsModel make_potts_model(arma::uword L, arma::uword C, ColourKind kind, doubl
   m.couplings_J = symmetric_gaussian(L, rj, /*zero_diagonal=*/true);
   Rng ru(seed, streams::kColourSimilarity);
   switch (kind) {
-    case ColourKind::kIdentity: m.colour_similarity_U = arma::eye(C, C); break;
-    case ColourKind::kGaussian: m.colour_similarity_U = symmetric_gaussian(C, ru, false); break;
+    case ColourKind::kIdentity:
+      m.colour_similarity_U = arma::eye(C, C);
+      break;
+    case ColourKind::kGaussian:
+      m.colour_similarity_U = symmetric_gaussian(C, ru, false);
+      break;
     case ColourKind::kGram: {
       arma::mat G(C, C);
       for (arma::uword i = 0; i < C; ++i)

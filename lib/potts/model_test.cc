@@ -20,7 +20,8 @@ arma::imat random_sequences(arma::uword M, arma::uword L, arma::uword C, std::ui
 }
 
 TEST(Model, CouplingsAndColourSimilarityHaveTheirShapes) {
-  for (auto kind : {ColourKind::kIdentity, ColourKind::kGaussian, ColourKind::kGram, ColourKind::kIdentityPlusGaussian}) {
+  for (auto kind :
+       {ColourKind::kIdentity, ColourKind::kGaussian, ColourKind::kGram, ColourKind::kIdentityPlusGaussian}) {
     PottsModel m = make_potts_model(7, 5, kind, 0.5, 3, 0.2);
     EXPECT_EQ(m.L(), 7u);
     EXPECT_EQ(m.C(), 5u);
@@ -35,7 +36,8 @@ TEST(Model, CouplingsAndColourSimilarityHaveTheirShapes) {
   arma::vec ev = arma::eig_sym(make_potts_model(4, 6, ColourKind::kGram, 1, 2).colour_similarity_U);
   EXPECT_GE(ev.min(), -1e-12);
   // Same seed, same model; another seed, another J.
-  PottsModel a = make_potts_model(6, 4, ColourKind::kGaussian, 1, 5), b = make_potts_model(6, 4, ColourKind::kGaussian, 1, 5);
+  PottsModel a = make_potts_model(6, 4, ColourKind::kGaussian, 1, 5),
+             b = make_potts_model(6, 4, ColourKind::kGaussian, 1, 5);
   EXPECT_TRUE(arma::approx_equal(a.couplings_J, b.couplings_J, "absdiff", 0.0));
   EXPECT_TRUE(arma::approx_equal(a.colour_similarity_U, b.colour_similarity_U, "absdiff", 0.0));
   EXPECT_FALSE(arma::approx_equal(a.couplings_J, make_potts_model(6, 4, ColourKind::kGaussian, 1, 6).couplings_J,

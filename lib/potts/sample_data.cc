@@ -5,8 +5,7 @@
 
 namespace potts {
 
-SampleData read_sample_data(const std::string& model_h5, const std::string& train_h5,
-                            const std::string& test_h5) {
+SampleData read_sample_data(const std::string& model_h5, const std::string& train_h5, const std::string& test_h5) {
   SampleData d;
   d.truth.couplings_J = h5_read_matrix(model_h5, "couplings_J");
   d.truth.colour_similarity_U = h5_read_matrix(model_h5, "colour_similarity_U");

@@ -21,7 +21,6 @@ struct SampleData {
 // Checks that J (L x L) and U (C x C) are square and finite with L, C >= 2,
 // that beta is a finite scalar in [0, 1e6], and that both sets of sequences
 // are non-empty with L columns and colours in 0..C-1.
-SampleData read_sample_data(const std::string& model_h5, const std::string& train_h5,
-                            const std::string& test_h5);
+SampleData read_sample_data(const std::string& model_h5, const std::string& train_h5, const std::string& test_h5);
 
 }  // namespace potts

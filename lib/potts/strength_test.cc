@@ -15,7 +15,7 @@ arma::mat symmetric_J() {
 TEST(StrengthCorrelation, SignAndScaleOfTheMapDoNotMatter) {
   const arma::mat J = symmetric_J();
   EXPECT_NEAR(strength_correlation(J, J), 1.0, 1e-12);
-  EXPECT_NEAR(strength_correlation(J, -3.0 * J), 1.0, 1e-12);  // the gauge A -> -A
+  EXPECT_NEAR(strength_correlation(J, -3.0 * J), 1.0, 1e-12);            // the gauge A -> -A
   EXPECT_NEAR(strength_correlation(J, arma::abs(J) + 0.2), 1.0, 1e-12);  // a positive map
 }
 

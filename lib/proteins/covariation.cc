@@ -44,8 +44,7 @@ std::vector<int> parse_covariation_indices(const std::string& text, const std::s
     const std::size_t k = numbers.size();
     if (k >= columns.size() || column != long(columns[k]))
       throw StageError(at + ": column " + std::to_string(column) + ", expected " +
-                       (k < columns.size() ? "column " + std::to_string(columns[k]) +
-                                                 " (the query's next residue)"
+                       (k < columns.size() ? "column " + std::to_string(columns[k]) + " (the query's next residue)"
                                            : std::string("no more lines (the query has ") +
                                                  std::to_string(columns.size()) + " residues)"));
     if (letter.size() != 1 || letter[0] != query_row[columns[k]])
@@ -65,8 +64,8 @@ std::vector<int> parse_covariation_indices(const std::string& text, const std::s
                      std::to_string(columns.size()) + " residues");
   for (std::size_t k = 1; k < numbers.size(); ++k)
     if (numbers[k] <= numbers[k - 1])
-      throw StageError(origin + ": residue numbers do not increase along the query (" +
-                       std::to_string(numbers[k - 1]) + " then " + std::to_string(numbers[k]) + ")");
+      throw StageError(origin + ": residue numbers do not increase along the query (" + std::to_string(numbers[k - 1]) +
+                       " then " + std::to_string(numbers[k]) + ")");
   return numbers;
 }
 

@@ -49,28 +49,37 @@ TEST(Covariation, QueryAddedWhenNoRowEqualsIt) {
 }
 
 TEST(Covariation, MalformedInputsNameTheirFault) {
-  EXPECT_NE(error_of([] { parse_fasta_with_query(kFasta, "f.fa", "K-LA-", "q", {1, 2, 3}); }).find("5 columns"),
+  EXPECT_NE(error_of([] {
+              parse_fasta_with_query(kFasta, "f.fa", "K-LA-", "q", {1, 2, 3});
+            }).find("5 columns"),
             std::string::npos);
-  EXPECT_NE(error_of([] { parse_fasta_with_query(kFasta, "f.fa", "K-LA-G", "q", {1, 2, 3}); }).find("3 residue numbers"),
+  EXPECT_NE(error_of([] {
+              parse_fasta_with_query(kFasta, "f.fa", "K-LA-G", "q", {1, 2, 3});
+            }).find("3 residue numbers"),
             std::string::npos);
-  EXPECT_NE(error_of([] { parse_fasta_with_query(kFasta, "f.fa", "K-la-G", "q", {1, 2, 3, 4}); }).find("column 3"),
+  EXPECT_NE(error_of([] {
+              parse_fasta_with_query(kFasta, "f.fa", "K-la-G", "q", {1, 2, 3, 4});
+            }).find("column 3"),
             std::string::npos);
   const std::vector<int> n = parse_covariation_indices(kIndices, "x.indices", "K-LA-G", "A");
   EXPECT_EQ(n, (std::vector<int>{10, 12, 13, 15}));
-  EXPECT_NE(error_of([] { parse_covariation_indices("0 K 1 10 A 3\n3 A 3 13 A 2\n", "x.indices", "K-LA-G", "A"); })
-                .find("x.indices: line 2: column 3, expected column 2"),
+  EXPECT_NE(error_of([] {
+              parse_covariation_indices("0 K 1 10 A 3\n3 A 3 13 A 2\n", "x.indices", "K-LA-G", "A");
+            }).find("x.indices: line 2: column 3, expected column 2"),
             std::string::npos);
-  EXPECT_NE(error_of([] { parse_covariation_indices("0 W 1 10 A 3\n", "x.indices", "K-LA-G", "A"); })
-                .find("amino acid 'W'"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of([] { parse_covariation_indices("0 W 1 10 A 3\n", "x.indices", "K-LA-G", "A"); }).find("amino acid 'W'"),
+      std::string::npos);
   EXPECT_NE(error_of([] { parse_covariation_indices(kIndices, "x.indices", "K-LA-G", "B"); }).find("chain 'A'"),
             std::string::npos);
-  EXPECT_NE(error_of([] { parse_covariation_indices("0 K 1 10 A 3\n2 L 2 9 A 1\n3 A 3 13 A 2\n5 G 4 15 A 9\n",
-                                                    "x.indices", "K-LA-G", "A"); })
-                .find("do not increase"),
+  EXPECT_NE(error_of([] {
+              parse_covariation_indices("0 K 1 10 A 3\n2 L 2 9 A 1\n3 A 3 13 A 2\n5 G 4 15 A 9\n", "x.indices",
+                                        "K-LA-G", "A");
+            }).find("do not increase"),
             std::string::npos);
-  EXPECT_NE(error_of([] { parse_covariation_indices("0 K 1 10 A 3\n", "x.indices", "K-LA-G", "A"); })
-                .find("1 columns listed, the query has 4"),
+  EXPECT_NE(error_of([] {
+              parse_covariation_indices("0 K 1 10 A 3\n", "x.indices", "K-LA-G", "A");
+            }).find("1 columns listed, the query has 4"),
             std::string::npos);
   const std::string seqs = "PF1 1ABC_A K-LA-G\nPF2 2XYZ_A KL\n";
   EXPECT_EQ(parse_covariation_query(seqs, "d.txt", "PF2").chain, "2XYZ_A");

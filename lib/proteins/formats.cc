@@ -151,8 +151,7 @@ std::string score_matrix_text(const arma::mat& S, const std::vector<int>& residu
 }
 
 std::string rr_text(const arma::mat& S, const std::vector<int>& residues, const std::string& sequence,
-                    const std::string& target, const std::string& method, int min_separation,
-                    std::size_t max_pairs) {
+                    const std::string& target, const std::string& method, int min_separation, std::size_t max_pairs) {
   if (sequence.size() != residues.size())
     throw StageError("RR: " + std::to_string(sequence.size()) + " letters for " + std::to_string(residues.size()) +
                      " residues");

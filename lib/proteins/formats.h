@@ -44,7 +44,6 @@ std::string score_matrix_text(const arma::mat& S, const std::vector<int>& residu
 // The RR text of scores S over residues with letters `sequence` (L each):
 // at most max_pairs pairs with |i - j| >= min_separation.
 std::string rr_text(const arma::mat& S, const std::vector<int>& residues, const std::string& sequence,
-                    const std::string& target, const std::string& method, int min_separation,
-                    std::size_t max_pairs);
+                    const std::string& target, const std::string& method, int min_separation, std::size_t max_pairs);
 
 }  // namespace potts::proteins

@@ -69,8 +69,10 @@ TEST(A3m, RasReadsBackAsItsA2m) {
   std::vector<std::pair<std::string, std::string>> rows;
   while (std::getline(in, line)) {
     if (line.empty()) continue;
-    if (line[0] == '>') rows.emplace_back(line, "");
-    else rows.back().second += line;
+    if (line[0] == '>')
+      rows.emplace_back(line, "");
+    else
+      rows.back().second += line;
   }
   query_row = rows.at(0).second;  // RASH_HUMAN/5-165 comes first
   ASSERT_EQ(rows[0].first.rfind(">RASH_HUMAN/", 0), 0u);
@@ -81,8 +83,10 @@ TEST(A3m, RasReadsBackAsItsA2m) {
       const char x = rows[r].second[c];
       const bool match = std::isupper(static_cast<unsigned char>(query_row[c]));
       const bool letter = std::isalpha(static_cast<unsigned char>(x));
-      if (match) out += letter ? char(std::toupper(x)) : '-', ++matches;
-      else if (letter) out += char(std::tolower(x));
+      if (match)
+        out += letter ? char(std::toupper(x)) : '-', ++matches;
+      else if (letter)
+        out += char(std::tolower(x));
       if (match && matches == 50 && r % 7 == 3) out += "gkq";
     }
     a3m += rows[r].first + '\n' + out + '\n';

@@ -152,13 +152,14 @@ Alignment parse_fasta_with_query(const std::string& text, const std::string& ori
                                  const std::string& query_name, const std::vector<int>& numbers) {
   std::vector<Record> records = fasta_records(text, origin);
   if (query_row.size() != records[0].text.size())
-    throw StageError(origin + ": the query row has " + std::to_string(query_row.size()) +
-                     " columns, the alignment " + std::to_string(records[0].text.size()));
+    throw StageError(origin + ": the query row has " + std::to_string(query_row.size()) + " columns, the alignment " +
+                     std::to_string(records[0].text.size()));
   std::vector<std::size_t> cols;
   for (std::size_t i = 0; i < query_row.size(); ++i) {
     const int s = letter_state(query_row[i]);
-    if (s < 0) throw StageError(origin + ": the query row's '" + std::string(1, query_row[i]) + "' at column " +
-                                std::to_string(i + 1) + " is not an upper-case amino-acid letter or '-'");
+    if (s < 0)
+      throw StageError(origin + ": the query row's '" + std::string(1, query_row[i]) + "' at column " +
+                       std::to_string(i + 1) + " is not an upper-case amino-acid letter or '-'");
     if (s != kGap) cols.push_back(i);
   }
   if (cols.size() != numbers.size())
@@ -191,7 +192,9 @@ Alignment read_a2m(const std::string& path, const std::string& query_prefix) {
   return parse_a2m(read_text(path), path, query_prefix);
 }
 
-Alignment read_aln(const std::string& path, int first_residue) { return parse_aln(read_text(path), path, first_residue); }
+Alignment read_aln(const std::string& path, int first_residue) {
+  return parse_aln(read_text(path), path, first_residue);
+}
 
 std::vector<std::pair<arma::uword, arma::uword>> similar_pairs(const arma::imat& sequences, double identity) {
   const arma::uword N = sequences.n_rows, L = sequences.n_cols;

@@ -39,11 +39,11 @@ char state_letter(int state);
 int letter_state(char c);
 
 struct Alignment {
-  std::vector<std::string> names;          // the query first
-  arma::imat sequences;                    // N x L states 0-20
-  std::vector<int> residue_numbers;        // per column: the query's residue number
-  std::string query;                       // the query's letters in the match columns
-  std::size_t skipped_ambiguous = 0;       // sequences dropped for B, J, O, U, X, Z
+  std::vector<std::string> names;     // the query first
+  arma::imat sequences;               // N x L states 0-20
+  std::vector<int> residue_numbers;   // per column: the query's residue number
+  std::string query;                  // the query's letters in the match columns
+  std::size_t skipped_ambiguous = 0;  // sequences dropped for B, J, O, U, X, Z
 };
 
 // `query_prefix`: the query is the first sequence whose name starts with it

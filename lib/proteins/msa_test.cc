@@ -86,8 +86,8 @@ TEST(Weights, NearCopiesShareOneWeight) {
 
 TEST(Split, ClustersStayTogetherAndTheSeedDecides) {
   // Rows 0-1 and 2-3 are near copies (4 of 5 columns); rows 4 and 5 stand alone.
-  arma::imat s = {{0, 1, 2, 3, 4}, {0, 1, 2, 3, 5}, {6, 7, 8, 9, 10}, {6, 7, 8, 9, 11},
-                  {12, 13, 14, 15, 16}, {17, 18, 19, 0, 1}};
+  arma::imat s = {{0, 1, 2, 3, 4},  {0, 1, 2, 3, 5},      {6, 7, 8, 9, 10},
+                  {6, 7, 8, 9, 11}, {12, 13, 14, 15, 16}, {17, 18, 19, 0, 1}};
   for (std::uint64_t seed = 1; seed <= 20; ++seed) {
     Rng rng(seed, 0);
     const Split sp = cluster_split(s, 0.8, 0.3, rng);

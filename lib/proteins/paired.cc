@@ -59,7 +59,8 @@ PairedDifference paired_precision_difference(const std::vector<arma::mat>& a, co
                                              const std::set<std::pair<int, int>>& truth, double fraction,
                                              int min_separation) {
   if (a.empty() || b.empty()) throw std::invalid_argument("paired_precision_difference: a predictor without fits");
-  if (!(fraction > 0.0 && fraction <= 1.0)) throw std::invalid_argument("paired_precision_difference: fraction in (0, 1]");
+  if (!(fraction > 0.0 && fraction <= 1.0))
+    throw std::invalid_argument("paired_precision_difference: fraction in (0, 1]");
   const arma::uword L = numbers.size();
   if (L < 3) throw std::invalid_argument("paired_precision_difference: fewer than 3 columns");
   std::vector<Ranking> ra, rb;

@@ -26,10 +26,10 @@
 namespace potts::proteins {
 
 struct PairedDifference {
-  double difference = 0.0;         // mean precision of A minus that of B, all columns
-  double jackknife_se = 0.0;       // over residues
-  double seeds_se = 0.0;           // sqrt(var_A / n_A + var_B / n_B)
-  double standard_error = 0.0;     // sqrt(jackknife_se² + seeds_se²)
+  double difference = 0.0;            // mean precision of A minus that of B, all columns
+  double jackknife_se = 0.0;          // over residues
+  double seeds_se = 0.0;              // sqrt(var_A / n_A + var_B / n_B)
+  double standard_error = 0.0;        // sqrt(jackknife_se² + seeds_se²)
   std::vector<double> leave_one_out;  // d_r, r = 0..L-1
 };
 

@@ -24,10 +24,19 @@ arma::mat symmetric(arma::uword L, const std::vector<std::tuple<int, int, double
 struct Constructed {
   std::vector<int> numbers = {1, 2, 3, 4, 5};
   std::set<std::pair<int, int>> truth = {{1, 2}, {4, 5}};
-  arma::mat a = symmetric(5, {{0, 1, 10}, {2, 3, 9}, {0, 2, 1}, {0, 3, 2}, {0, 4, 3}, {1, 2, 4}, {1, 3, 5},
-                              {1, 4, 6}, {2, 4, 7}, {3, 4, 0.5}});
-  arma::mat b = symmetric(5, {{2, 4, 10}, {1, 3, 9}, {0, 2, 8}, {0, 3, 7}, {1, 4, 6}, {0, 4, 5}, {1, 2, 4},
-                              {2, 3, 3}, {0, 1, 1}, {3, 4, 2}});
+  arma::mat a = symmetric(5, {{0, 1, 10},
+                              {2, 3, 9},
+                              {0, 2, 1},
+                              {0, 3, 2},
+                              {0, 4, 3},
+                              {1, 2, 4},
+                              {1, 3, 5},
+                              {1, 4, 6},
+                              {2, 4, 7},
+                              {3, 4, 0.5}});
+  arma::mat b = symmetric(
+      5,
+      {{2, 4, 10}, {1, 3, 9}, {0, 2, 8}, {0, 3, 7}, {1, 4, 6}, {0, 4, 5}, {1, 2, 4}, {2, 3, 3}, {0, 1, 1}, {3, 4, 2}});
 };
 
 TEST(PairedPrecision, ConstructedCaseWithKnownAnswer) {
@@ -83,8 +92,7 @@ TEST(PairedPrecision, LeaveOneOutEqualsARecountOnReducedMatrices) {
   for (double fraction : {1.0, 0.5, 0.2}) {
     const auto p = paired_precision_difference({a}, {b}, numbers, truth, fraction, 6);
     const auto k = std::size_t(fraction * L), k1 = std::size_t(fraction * (L - 1));
-    EXPECT_DOUBLE_EQ(p.difference,
-                     precision_at(a, numbers, truth, k, 6) - precision_at(b, numbers, truth, k, 6));
+    EXPECT_DOUBLE_EQ(p.difference, precision_at(a, numbers, truth, k, 6) - precision_at(b, numbers, truth, k, 6));
     double mean = 0.0;
     std::vector<double> d;
     for (arma::uword r = 0; r < L; ++r) {

@@ -22,8 +22,8 @@ TEST(Pf00071, MatchColumnsNumberingWeightsAndStructure) {
   EXPECT_EQ(a.residue_numbers.front(), 5);
   EXPECT_EQ(a.residue_numbers.back(), 164);
   EXPECT_EQ(a.names.front(), "RASH_HUMAN/5-165");
-  const std::string pdb = std::string(std::getenv("TEST_SRCDIR")) + "/" + std::getenv("TEST_WORKSPACE") +
-                          "/third_party/pdb/121p.pdb";
+  const std::string pdb =
+      std::string(std::getenv("TEST_SRCDIR")) + "/" + std::getenv("TEST_WORKSPACE") + "/third_party/pdb/121p.pdb";
   EXPECT_NO_THROW(check_query_matches(read_pdb_residues(pdb), a.residue_numbers, a.query, pdb));
   const arma::vec w = sequence_weights(a.sequences, 0.8);
   const double n_eff = arma::accu(w);

@@ -96,8 +96,8 @@ TEST(VanillaLayerMaps, EveryLayerIsAnAttentionMapAndTheLastTwoAverageToTheModels
 }
 
 TEST(Freecontact, ReadsEvfoldByTheCorrectedNormAndPsicovByItsScore) {
-  const arma::mat E = parse_freecontact("1 K 2 L 0.3 3.5\n1 K 4 V 0.9 1.5\n2 L 3 V 0.1 -0.5\n", "evfold.txt", 4,
-                                        "evfold");
+  const arma::mat E =
+      parse_freecontact("1 K 2 L 0.3 3.5\n1 K 4 V 0.9 1.5\n2 L 3 V 0.1 -0.5\n", "evfold.txt", 4, "evfold");
   EXPECT_EQ(E(0, 1), 3.5);
   EXPECT_EQ(E(1, 0), 3.5);
   EXPECT_EQ(E(3, 0), 1.5);

@@ -17,8 +17,8 @@
 namespace potts::proteins {
 
 struct Residue {
-  char letter = 'X';       // one-letter code of the residue name
-  arma::vec3 position{};   // Cβ, or Cα where Cβ is absent
+  char letter = 'X';      // one-letter code of the residue name
+  arma::vec3 position{};  // Cβ, or Cα where Cβ is absent
   bool has_cb = false;
 };
 

@@ -27,11 +27,11 @@ std::string atom(int serial, const char* name, const char* res, int number, doub
 
 TEST(Pdb, CbOrCaPerResidueAndContactsBySeparationAndCutoff) {
   std::string t = "HEADER    TEST\n";
-  t += atom(1, " CA ", "GLY", 1, 0, 0, 0);        // glycine: CA stands in
+  t += atom(1, " CA ", "GLY", 1, 0, 0, 0);  // glycine: CA stands in
   t += atom(2, " CA ", "ALA", 2, 0, 0, 50);
-  t += atom(3, " CB ", "ALA", 2, 0, 0, 100);      // CB preferred
-  t += atom(4, " CA ", "LYS", 8, 0, 0, 7.9);      // 7.9 A from residue 1, 7 apart
-  t += atom(5, " CA ", "LYS", 9, 0, 0, 8.1);      // 8.1 A: no contact
+  t += atom(3, " CB ", "ALA", 2, 0, 0, 100);        // CB preferred
+  t += atom(4, " CA ", "LYS", 8, 0, 0, 7.9);        // 7.9 A from residue 1, 7 apart
+  t += atom(5, " CA ", "LYS", 9, 0, 0, 8.1);        // 8.1 A: no contact
   t += atom(6, " CB ", "SER", 10, 0, 0, 1.0, 'B');  // second alternate location: ignored
   t += atom(7, " CA ", "SER", 10, 0, 0, 3.0);
   t += "HETATM    8  O   HOH   200       0.000   0.000   0.000\n";
@@ -70,8 +70,8 @@ const char* kRasQuery =
     "VGNKCDLAARTVESRQAQDLARSYGIPYIETSAKTRQGVEDAFYTLVREIRQ";
 
 TEST(Pdb121p, HRasResidues1To166MatchTheQueryAndGiveItsContacts) {
-  const std::string path = std::string(std::getenv("TEST_SRCDIR")) + "/" + std::getenv("TEST_WORKSPACE") +
-                           "/third_party/pdb/121p.pdb";
+  const std::string path =
+      std::string(std::getenv("TEST_SRCDIR")) + "/" + std::getenv("TEST_WORKSPACE") + "/third_party/pdb/121p.pdb";
   const auto r = read_pdb_residues(path);
   ASSERT_EQ(r.size(), 166u);
   EXPECT_EQ(r.begin()->first, 1);

@@ -79,8 +79,8 @@ RecordMap load_records(const std::string& dir, const std::set<std::string>& inta
 
 // 4. Each file's record exists, agrees with the manifest's target,
 // configuration and seed, and a stage output has the hash the record gives.
-void check_against_records(const nlohmann::json& files, const std::set<std::string>& intact,
-                           const RecordMap& records, Problems& problems) {
+void check_against_records(const nlohmann::json& files, const std::set<std::string>& intact, const RecordMap& records,
+                           Problems& problems) {
   for (const auto& [rel, m] : files.items()) {
     if (!m.contains("provenance_record")) {
       if (rel.rfind("provenance/", 0) != 0) problems.push_back(rel + ": MANIFEST.json names no provenance record");
@@ -173,8 +173,9 @@ void check_chains(const nlohmann::json& files, const std::set<std::string>& inta
       continue;
     }
     if (r.contains("upstream"))
-      problems.push_back(rec + ": embeds upstream records; results/ holds each record once, linked by hash "
-                               "(collect it with `tools/bazel run //paper:all`)");
+      problems.push_back(rec +
+                         ": embeds upstream records; results/ holds each record once, linked by hash "
+                         "(collect it with `tools/bazel run //paper:all`)");
     for (const auto& l : graph.links(rec)) {
       if (l.problem.empty()) continue;
       // An upstream record listed but changed is reported once, above.
@@ -186,13 +187,13 @@ void check_chains(const nlohmann::json& files, const std::set<std::string>& inta
 }
 
 // 6. ro-crate-metadata.json is the crate the manifest and records give.
-void check_crate(const std::string& dir, const nlohmann::json& manifest, const RecordMap& records,
-                 Problems& problems) {
+void check_crate(const std::string& dir, const nlohmann::json& manifest, const RecordMap& records, Problems& problems) {
   const std::string path = dir + "/" + kCrate;
   if (!fs::exists(path)) {
     problems.push_back(std::string(kCrate) + ": missing (collect results/ with `tools/bazel run //paper:all`)");
   } else if (read_text(path) != crate_text(run_crate(manifest, records))) {
-    problems.push_back(std::string(kCrate) + ": differs from the crate MANIFEST.json and the records give "
+    problems.push_back(std::string(kCrate) +
+                       ": differs from the crate MANIFEST.json and the records give "
                        "(edited after collection?)");
   }
 }

@@ -40,11 +40,18 @@ std::string make_results(const std::string& name) {
   fs::create_directories(md);
   write_text_atomic(fig + "/summary.json", "{\"caption\": \"test loss\"}\n");
   write_text_atomic(fig + "/fig2a.png", "PNG bytes");
-  json f = {{"target", "//stages/figures:fig2a"}, {"stage", "figures"}, {"seed", 3}, {"config", {{"n", 1}}},
-            {"inputs", json::object()}, {"outputs", outputs_of(fig, {"summary.json", "fig2a.png"})}};
+  json f = {{"target", "//stages/figures:fig2a"},
+            {"stage", "figures"},
+            {"seed", 3},
+            {"config", {{"n", 1}}},
+            {"inputs", json::object()},
+            {"outputs", outputs_of(fig, {"summary.json", "fig2a.png"})}};
   write_text_atomic(fig + "/provenance.json", f.dump(2) + "\n");
   write_text_atomic(md + "/paper.md", "caption: test loss\n");
-  json p = {{"target", "//paper:paper_md"}, {"stage", "paper"}, {"seed", 0}, {"config", json::object()},
+  json p = {{"target", "//paper:paper_md"},
+            {"stage", "paper"},
+            {"seed", 0},
+            {"config", json::object()},
             {"inputs",
              {{"fig2a/summary.json",
                {{"path", "bazel-out/k8-opt/bin/paper/paper_fig2a_summary/summary.json"},

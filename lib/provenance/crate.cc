@@ -41,7 +41,8 @@ struct Builder {
   // A file by path and hash: results/' own file if it holds those bytes
   // there, else a local entity for a file outside the crate.
   json file(const std::string& dest, const std::string& path, const std::string& sha256, const std::string& what) {
-    if (!dest.empty() && files.contains(dest) && files[dest].value("sha256", std::string()) == sha256) return id_ref(dest);
+    if (!dest.empty() && files.contains(dest) && files[dest].value("sha256", std::string()) == sha256)
+      return id_ref(dest);
     const std::string id = "#" + path + "@" + sha256.substr(0, 12);
     add({{"@id", id}, {"@type", "File"}, {"name", path}, {"sha256", sha256}, {"description", what}});
     return id_ref(id);
@@ -58,7 +59,9 @@ struct Builder {
     const json toolchain = r.value("toolchain", json::object());
     for (const auto& [name, v] : toolchain.items()) {
       const std::string tid = "#toolchain-" + name;
-      add({{"@id", tid}, {"@type", "SoftwareApplication"}, {"name", name},
+      add({{"@id", tid},
+           {"@type", "SoftwareApplication"},
+           {"name", name},
            {"softwareVersion", v.is_string() ? v.get<std::string>() : v.dump()}});
       reqs.push_back(id_ref(tid));
     }
@@ -66,8 +69,12 @@ struct Builder {
     const std::string cv = r.value("code_version", std::string());
     if (std::find(versions.begin(), versions.end(), cv) == versions.end()) versions.push_back(cv);
     std::sort(versions.begin(), versions.end());
-    add({{"@id", id}, {"@type", "SoftwareApplication"}, {"name", path}, {"sha256", sha},
-         {"softwareVersion", versions}, {"softwareRequirements", reqs},
+    add({{"@id", id},
+         {"@type", "SoftwareApplication"},
+         {"name", path},
+         {"sha256", sha},
+         {"softwareVersion", versions},
+         {"softwareRequirements", reqs},
          {"description", "a stage binary of the pipeline; softwareVersion: the commits it was built at"}});
     return id;
   }
@@ -81,12 +88,18 @@ struct Builder {
     json out = json::array();
     for (const auto& [key, v] : config.items()) {
       const std::string param = tool_id + "-param-" + key;
-      add({{"@id", param}, {"@type", "FormalParameter"}, {"name", key}, {"additionalType", schema_type(v)},
+      add({{"@id", param},
+           {"@type", "FormalParameter"},
+           {"name", key},
+           {"additionalType", schema_type(v)},
            {"valueRequired", true}});
       json& inputs = entities[tool_id]["input"];
       if (std::find(inputs.begin(), inputs.end(), id_ref(param)) == inputs.end()) inputs.push_back(id_ref(param));
       const std::string pv = run + "-" + key;
-      add({{"@id", pv}, {"@type", "PropertyValue"}, {"name", key}, {"value", v.is_string() ? v : json(v.dump())},
+      add({{"@id", pv},
+           {"@type", "PropertyValue"},
+           {"name", key},
+           {"value", v.is_string() ? v : json(v.dump())},
            {"exampleOfWork", id_ref(param)}});
       out.push_back(id_ref(pv));
     }
@@ -113,8 +126,13 @@ struct Builder {
       result.push_back(file(destination(target, stage, key), out.value("path", std::string()),
                             out.value("sha256", std::string()), "an output not copied to results/ (" + key + ")"));
     result.push_back(id_ref(rel));
-    add({{"@id", id}, {"@type", "CreateAction"}, {"name", "Stage " + target}, {"instrument", id_ref(tool_id)},
-         {"object", object}, {"result", result}, {"endTime", r.value("finished_utc", std::string())},
+    add({{"@id", id},
+         {"@type", "CreateAction"},
+         {"name", "Stage " + target},
+         {"instrument", id_ref(tool_id)},
+         {"object", object},
+         {"result", result},
+         {"endTime", r.value("finished_utc", std::string())},
          {"actionStatus", id_ref("http://schema.org/CompletedActionStatus")},
          {"description", "wall time " + json(r.value("wall_seconds", 0.0)).dump() + " s on " +
                              json(r.value("threads", 1)).dump() + " thread(s)"}});
@@ -125,14 +143,19 @@ struct Builder {
       const json& c = code[target];
       const std::string source =
           "#source-" + c.value("tool", std::string("?")) + "@" + c.value("code_sha256", std::string());
-      add({{"@id", source}, {"@type", "SoftwareSourceCode"}, {"name", c.value("tool", std::string("?"))},
+      add({{"@id", source},
+           {"@type", "SoftwareSourceCode"},
+           {"name", c.value("tool", std::string("?"))},
            {"identifier", "sha256:" + c.value("code_sha256", std::string())},
            {"description", "the SHA-256 of the sha256sum listing of its " + json(c.value("code_files", json())).dump() +
                                " source files, as MANIFEST.json records it"}});
       entities[step]["isBasedOn"] = id_ref(source);
     }
-    add({{"@id", "#control-" + id.substr(5)}, {"@type", "ControlAction"}, {"name", "orchestrate " + target},
-         {"instrument", id_ref(step)}, {"object", id_ref(id)}});
+    add({{"@id", "#control-" + id.substr(5)},
+         {"@type", "ControlAction"},
+         {"name", "orchestrate " + target},
+         {"instrument", id_ref(step)},
+         {"object", id_ref(id)}});
   }
 };
 
@@ -140,7 +163,9 @@ void add_root(Builder& b, const std::string& published) {
   json parts = json::array(), mentions = json::array(), steps = json::array(), tools = json::array();
   for (const auto& [rel, m] : b.files.items()) {
     parts.push_back(id_ref(rel));
-    b.add({{"@id", rel}, {"@type", "File"}, {"sha256", m.value("sha256", std::string())},
+    b.add({{"@id", rel},
+           {"@type", "File"},
+           {"sha256", m.value("sha256", std::string())},
            {"contentSize", std::to_string(m.value("bytes", std::uint64_t(0)))}});
   }
   for (const auto& [id, e] : b.entities) {
@@ -150,26 +175,41 @@ void add_root(Builder& b, const std::string& published) {
     if (id.rfind("#tool-", 0) == 0 && id.find("-param-") == std::string::npos) tools.push_back(id_ref(id));
   }
   json profiles = json::array();
-  for (const auto& [p, name] : std::map<std::string, std::string>{
-           {"process/0.5", "Process Run Crate"}, {"workflow/0.5", "Workflow Run Crate"},
-           {"provenance/0.5", "Provenance Run Crate"}}) {
+  for (const auto& [p, name] : std::map<std::string, std::string>{{"process/0.5", "Process Run Crate"},
+                                                                  {"workflow/0.5", "Workflow Run Crate"},
+                                                                  {"provenance/0.5", "Provenance Run Crate"}}) {
     b.add({{"@id", kProfiles + p}, {"@type", "CreativeWork"}, {"name", name}, {"version", "0.5"}});
     profiles.push_back(id_ref(kProfiles + p));
   }
-  b.add({{"@id", "ro-crate-metadata.json"}, {"@type", "CreativeWork"}, {"about", id_ref("./")},
+  b.add({{"@id", "ro-crate-metadata.json"},
+         {"@type", "CreativeWork"},
+         {"about", id_ref("./")},
          {"conformsTo", id_ref("https://w3id.org/ro/crate/1.2")}});
-  b.add({{"@id", "./"}, {"@type", "Dataset"}, {"name", "Every result of the paper's DAG (//paper:all)"},
-         {"description", "Figures, stage summaries, tables and provenance records reproducing Rende, Gerace, Laio "
-                         "and Goldt, Phys. Rev. Research 6, 023057 (2024). Generated from MANIFEST.json and the "
-                         "records in provenance/."},
-         {"datePublished", published}, {"license", id_ref("#license")}, {"conformsTo", profiles},
-         {"mainEntity", id_ref("#pipeline")}, {"hasPart", parts}, {"mentions", mentions}});
-  b.add({{"@id", "#license"}, {"@type", "CreativeWork"}, {"name", "no licence stated"},
-         {"description", "The project states no licence for these results; the Pfam families of the covariation "
-                         "benchmark carry their own (third_party/covariation)."}});
-  b.add({{"@id", "#pipeline"}, {"@type", json::array({"SoftwareSourceCode", "ComputationalWorkflow", "HowTo"})},
-         {"name", "The paper's DAG of Bazel stages (//paper:all)"}, {"programmingLanguage", id_ref("#bazel")},
-         {"hasPart", tools}, {"step", steps}});
+  b.add({{"@id", "./"},
+         {"@type", "Dataset"},
+         {"name", "Every result of the paper's DAG (//paper:all)"},
+         {"description",
+          "Figures, stage summaries, tables and provenance records reproducing Rende, Gerace, Laio "
+          "and Goldt, Phys. Rev. Research 6, 023057 (2024). Generated from MANIFEST.json and the "
+          "records in provenance/."},
+         {"datePublished", published},
+         {"license", id_ref("#license")},
+         {"conformsTo", profiles},
+         {"mainEntity", id_ref("#pipeline")},
+         {"hasPart", parts},
+         {"mentions", mentions}});
+  b.add({{"@id", "#license"},
+         {"@type", "CreativeWork"},
+         {"name", "no licence stated"},
+         {"description",
+          "The project states no licence for these results; the Pfam families of the covariation "
+          "benchmark carry their own (third_party/covariation)."}});
+  b.add({{"@id", "#pipeline"},
+         {"@type", json::array({"SoftwareSourceCode", "ComputationalWorkflow", "HowTo"})},
+         {"name", "The paper's DAG of Bazel stages (//paper:all)"},
+         {"programmingLanguage", id_ref("#bazel")},
+         {"hasPart", tools},
+         {"step", steps}});
   b.add({{"@id", "#bazel"}, {"@type", "ComputerLanguage"}, {"name", "Bazel"}, {"url", "https://bazel.build/"}});
 }
 

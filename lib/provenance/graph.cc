@@ -106,7 +106,8 @@ InputLink RecordGraph::link(const std::string& rel, const std::string& key, cons
                                  " consumed (SHA-256 mismatch in " + rel + ")";
     return l;
   }
-  const nlohmann::json outs = at.empty() ? nlohmann::json::object() : records_.at(at).value("outputs", nlohmann::json::object());
+  const nlohmann::json outs =
+      at.empty() ? nlohmann::json::object() : records_.at(at).value("outputs", nlohmann::json::object());
   if (at.empty()) {
     l.problem = who + ": input " + key + " was made by an upstream stage whose provenance record is missing " +
                 "(chain incomplete)";

@@ -98,7 +98,8 @@ std::string linked_markdown(const std::string& text, const std::map<std::string,
     const nlohmann::json& rec = stages.at(key).provenance;
     const std::string target = rec.is_object() ? rec.value("target", "") : "";
     const std::string stage = rec.is_object() ? rec.value("stage", "") : "";
-    if (target.empty() && summary.is_object() && summary.value("figure", "") != "" && path.rfind("provenance.", 0) != 0) {
+    if (target.empty() && summary.is_object() && summary.value("figure", "") != "" &&
+        path.rfind("provenance.", 0) != 0) {
       // A figure's summary comes without its record (which changes with
       // the script alone): the summary's own name in results/figures/.
       const std::string href = "figures/" + summary.value("figure", "") + ".summary.json";

@@ -40,9 +40,8 @@ TEST(Linked, MarkupInAValueIsEscaped) {
 }
 
 TEST(Linked, ResultsPathsAndFiguresLinkToTheirFiles) {
-  const std::string md =
-      linked_markdown("record `results/provenance/figures.fig2a_h70.json`.\n\n![Figure 2a](figures/fig2a_h70.png)\n",
-                      docs(), "t.md");
+  const std::string md = linked_markdown(
+      "record `results/provenance/figures.fig2a_h70.json`.\n\n![Figure 2a](figures/fig2a_h70.png)\n", docs(), "t.md");
   EXPECT_NE(md.find("[`results/provenance/figures.fig2a_h70.json`](provenance/figures.fig2a_h70.json)"),
             std::string::npos)
       << md;
@@ -63,7 +62,9 @@ TEST(Linked, ACaptionLinksEachNumberToTheStageItCameFrom) {
       {{"text", "β = "}},
       {{"value", "0.840"}, {"from", "sample.beta"}, {"target", "//stages/sample:paper_h70"}, {"stage", "sample"}},
       {{"text", ", ε* = "}},
-      {{"value", "//stages/train:x"}, {"from", "train.provenance.target"}, {"target", "//stages/train:x"},
+      {{"value", "//stages/train:x"},
+       {"from", "train.provenance.target"},
+       {"target", "//stages/train:x"},
        {"stage", "train"}},
       {{"text", "."}}};
   const std::string md = linked_markdown("*Fig.* {{fig2a.caption}}", d, "t.md");

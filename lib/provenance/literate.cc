@@ -73,8 +73,7 @@ bool matches(const nlohmann::json& v, const std::string& value) {
 // series by the name its config gives it), or null.
 const nlohmann::json* by_name(const nlohmann::json& array, const std::string& name) {
   for (const auto& e : array)
-    if (e.is_object() && e.contains("name") && e["name"].is_string() && e["name"].get<std::string>() == name)
-      return &e;
+    if (e.is_object() && e.contains("name") && e["name"].is_string() && e["name"].get<std::string>() == name) return &e;
   return nullptr;
 }
 

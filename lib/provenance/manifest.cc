@@ -37,9 +37,7 @@ std::pair<std::string, std::string> split_label(const std::string& target) {
   return {t.substr(0, colon), t.substr(colon + 1)};
 }
 
-std::string short_package(const std::string& pkg) {
-  return pkg.rfind("stages/", 0) == 0 ? pkg.substr(7) : pkg;
-}
+std::string short_package(const std::string& pkg) { return pkg.rfind("stages/", 0) == 0 ? pkg.substr(7) : pkg; }
 
 // Records are written by run_stage as dump(2) + "\n"; an embedded record
 // dumped the same way gives the same bytes (nlohmann keeps keys sorted and
@@ -102,7 +100,6 @@ void collect_chain(const nlohmann::json& record, nlohmann::json& out, std::set<s
   }
 }
 
-
 }  // namespace
 
 bool matches(const std::string& pattern, const std::string& name) {
@@ -135,8 +132,7 @@ std::string record_name(const std::string& target) {
 
 std::string destination(const std::string& target, const std::string& stage, const std::string& basename) {
   auto [pkg, name] = split_label(target);
-  if (stage == "figures")
-    return "figures/" + (basename.rfind(name + ".", 0) == 0 ? basename : name + "." + basename);
+  if (stage == "figures") return "figures/" + (basename.rfind(name + ".", 0) == 0 ? basename : name + "." + basename);
   if (stage == "paper") return basename;
   return short_package(pkg) + "/" + name + "/" + basename;
 }
@@ -162,7 +158,6 @@ std::vector<IndexEntry> read_index(const std::string& path) {
   }
   return out;
 }
-
 
 nlohmann::json provenance_chain(const nlohmann::json& record) {
   nlohmann::json out = nlohmann::json::array();

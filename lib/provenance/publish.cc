@@ -56,7 +56,9 @@ class Checkpoints {
 void write_durable(const std::string& path, const std::string& bytes, const std::string& shown) {
   std::error_code ec;
   fs::create_directories(fs::path(path).parent_path(), ec);
-  if (ec) throw StageError(shown + ": cannot create directory " + fs::path(path).parent_path().string() + ": " + ec.message());
+  if (ec)
+    throw StageError(shown + ": cannot create directory " + fs::path(path).parent_path().string() + ": " +
+                     ec.message());
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw StageError(shown + ": cannot create " + path + ": " + errno_text());
   std::size_t done = 0;
@@ -192,7 +194,8 @@ Records gather_records(const std::vector<IndexEntry>& index, const std::string& 
   for (const auto& [rel, rec] : by_rel)
     for (const auto& l : graph.links(rel))
       if (!l.problem.empty())
-        throw StageError(l.problem + ": the outputs come from different runs, or the index misses a stage; "
+        throw StageError(l.problem +
+                         ": the outputs come from different runs, or the index misses a stage; "
                          "rebuild with `tools/bazel run //paper:all`");
   return r;
 }
@@ -297,8 +300,8 @@ nlohmann::json collect_results(const std::vector<IndexEntry>& index, const std::
   DropFresh drop_fresh{p.fresh};
   std::error_code ec;
   if (!fs::create_directory(p.fresh, ec) || ec)
-    throw StageError(p.dest + ": cannot create the new tree " + p.fresh + " beside it: " +
-                     (ec ? ec.message() : std::string("exists")) + " (is " + p.parent + " writable?)");
+    throw StageError(p.dest + ": cannot create the new tree " + p.fresh +
+                     " beside it: " + (ec ? ec.message() : std::string("exists")) + " (is " + p.parent + " writable?)");
   checkpoint("new tree created");
 
   nlohmann::json manifest;
@@ -322,7 +325,8 @@ nlohmann::json collect_results(const std::vector<IndexEntry>& index, const std::
   checkpoint("new tree in place");
   fs::remove_all(old_tree, ec);
   if (ec)
-    std::fprintf(stderr, "collect: warning: cannot remove the old tree %s: %s\n", old_tree.c_str(), ec.message().c_str());
+    std::fprintf(stderr, "collect: warning: cannot remove the old tree %s: %s\n", old_tree.c_str(),
+                 ec.message().c_str());
   checkpoint("old tree removed");
   return manifest;
 }

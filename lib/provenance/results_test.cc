@@ -82,11 +82,12 @@ Dag make_dag(const std::string& name, bool legacy = false) {
   };
   // The index holds paths relative to the source root (short paths); here
   // the files sit under bazel-out/..., which is just as good for copying.
-  d.index = {{"//stages/sample:paper", files(s, {"provenance.json"}), {}},
-             {"//stages/train:paper_factored", files(t, {"summary.json", "curves.csv", "provenance.json"}),
-              {"summary.json", "*.csv"}},
-             {"//stages/figures:fig2a", files(f, {"fig2a.png", "fig2a.pdf", "summary.json", "provenance.json"}),
-              {"*"}}};
+  d.index = {
+      {"//stages/sample:paper", files(s, {"provenance.json"}), {}},
+      {"//stages/train:paper_factored",
+       files(t, {"summary.json", "curves.csv", "provenance.json"}),
+       {"summary.json", "*.csv"}},
+      {"//stages/figures:fig2a", files(f, {"fig2a.png", "fig2a.pdf", "summary.json", "provenance.json"}), {"*"}}};
   collect_results(d.index, d.root, d.results);
   return d;
 }
@@ -143,14 +144,16 @@ TEST(Collect, ManifestListsHashesTargetsConfigsAndRecords) {
 TEST(Collect, RecordsThatEmbeddedTheirUpstreamAreStoredOnceAndRebuilt) {
   Dag d = make_dag("legacy", true);
   const std::string bin = d.root + "/bazel-out/k8-opt/bin/stages/";
-  ASSERT_TRUE(nlohmann::json::parse(read_text(bin + "train/paper_factored/provenance.json"))["upstream"].contains("sample"));
+  ASSERT_TRUE(
+      nlohmann::json::parse(read_text(bin + "train/paper_factored/provenance.json"))["upstream"].contains("sample"));
   std::map<std::string, nlohmann::json> records;
-  for (const auto* rel : {"provenance/sample.paper.json", "provenance/train.paper_factored.json",
-                          "provenance/figures.fig2a.json"})
+  for (const auto* rel :
+       {"provenance/sample.paper.json", "provenance/train.paper_factored.json", "provenance/figures.fig2a.json"})
     records[rel] = nlohmann::json::parse(read_text(d.results + "/" + rel));
   EXPECT_FALSE(records["provenance/train.paper_factored.json"].contains("upstream"));
   const RecordGraph g(records);
-  EXPECT_EQ(g.written_text("provenance/train.paper_factored.json"), read_text(bin + "train/paper_factored/provenance.json"));
+  EXPECT_EQ(g.written_text("provenance/train.paper_factored.json"),
+            read_text(bin + "train/paper_factored/provenance.json"));
   EXPECT_EQ(g.written_text("provenance/figures.fig2a.json"), read_text(bin + "figures/fig2a/provenance.json"));
   EXPECT_TRUE(audit_results(d.results).empty()) << joined(audit_results(d.results));
   // The same record whole (not compact) is refused: results/ holds each record once.
@@ -243,8 +246,8 @@ TEST(Audit, BrokenChainFailsNamingTheRecord) {
   auto r = nlohmann::json::parse(read_text(rec));
   r["inputs"]["factored/curves.csv"]["sha256"] = std::string(64, '0');
   write_text_atomic(rec, r.dump(2) + "\n");
-  for (const auto& f : {"provenance/figures.fig2a.json", "figures/fig2a.png", "figures/fig2a.pdf",
-                        "figures/fig2a.summary.json"})
+  for (const auto& f :
+       {"provenance/figures.fig2a.json", "figures/fig2a.png", "figures/fig2a.pdf", "figures/fig2a.summary.json"})
     m["files"][f]["sha256"] = sha256_file(d.results + "/" + f);
   m["files"]["provenance/figures.fig2a.json"]["bytes"] = fs::file_size(rec);
   write_text_atomic(d.results + "/MANIFEST.json", m.dump(2));
@@ -277,17 +280,17 @@ TEST(Literate, FillsNumbersStringsAndProvenance) {
       "ε = {{factored.final_test_loss:.3f}} after {{factored.epochs}} epochs ({{factored.provenance.target}}, "
       "seed {{factored.provenance.seed}}), {{factored.final_test_loss}}, {{factored.per_seed.1:.1e}}",
       docs, "t.md");
-  EXPECT_EQ(out,
-            "ε = 0.361 after 300 epochs (//stages/train:paper_factored, seed 1), 0.3612, 2.0e-01");
+  EXPECT_EQ(out, "ε = 0.361 after 300 epochs (//stages/train:paper_factored, seed 1), 0.3612, 2.0e-01");
 }
 
 TEST(Literate, ArrayElementsByNameAndByField) {
   std::map<std::string, StageDocs> docs;
-  docs["fig"].summary = {{"series", {{{"name", "theory"}, {"last", {{"y", 0.5}}}},
-                                     {{"name", "simulation"}, {"last", {{"y", 0.25}}}}}}};
-  docs["perturb"].summary = {{"points", {{{"a", 0.0}, {"loss", 1.5}, {"kind", "base"}},
-                                         {{"a", 0.05}, {"loss", 2.5}, {"kind", "mid"}},
-                                         {{"a", 1.0}, {"loss", 3.5}, {"kind", "top"}}}}};
+  docs["fig"].summary = {
+      {"series", {{{"name", "theory"}, {"last", {{"y", 0.5}}}}, {{"name", "simulation"}, {"last", {{"y", 0.25}}}}}}};
+  docs["perturb"].summary = {{"points",
+                              {{{"a", 0.0}, {"loss", 1.5}, {"kind", "base"}},
+                               {{"a", 0.05}, {"loss", 2.5}, {"kind", "mid"}},
+                               {{"a", 1.0}, {"loss", 3.5}, {"kind", "top"}}}}};
   EXPECT_EQ(fill_placeholders("{{fig.series.simulation.last.y}} {{fig.series.theory.last.y:.2f}}", docs, "t.md"),
             "0.25 0.50");
   EXPECT_EQ(fill_placeholders("{{perturb.points[a=0.05].loss}} {{perturb.points[a=1].loss}} "

@@ -9,9 +9,7 @@ namespace potts::provenance {
 namespace {
 
 // a (1) -> b (2), c (3) -> d (4): W = 10, T = 1 + 3 + 4 = 8 along a, c, d.
-std::vector<Action> diamond() {
-  return {{"a", 1, {}}, {"b", 2, {"a"}}, {"c", 3, {"a"}}, {"d", 4, {"b", "c"}}};
-}
+std::vector<Action> diamond() { return {{"a", 1, {}}, {"b", 2, {"a"}}, {"c", 3, {"a"}}, {"d", 4, {"b", "c"}}}; }
 
 TEST(Schedule, WorkAndCriticalPathOfADiamond) {
   const Span s = critical_path(diamond());

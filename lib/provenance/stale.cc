@@ -71,8 +71,8 @@ struct CodeCheck {
     if (now == recorded) return;
     if (same_sources == 1) {
       notes.push_back(target + ": " + tool + " built here (" + now.substr(0, 12) + ") differs from the binary that " +
-                      "made the results (" + recorded.substr(0, 12) + ") though its sources are unchanged: " +
-                      "another toolchain or other build flags");
+                      "made the results (" + recorded.substr(0, 12) +
+                      ") though its sources are unchanged: " + "another toolchain or other build flags");
       return;
     }
     out.push_back("binary of " + tool + " changed (" + recorded.substr(0, 12) + " -> " + now.substr(0, 12) + ")");
@@ -126,8 +126,7 @@ StaleReport stale_results(const std::string& dir, const nlohmann::json& fp, cons
   StaleReport r;
   const std::string mpath = dir + "/MANIFEST.json";
   const nlohmann::json manifest = read_json(mpath);
-  if (!manifest.contains("files") || !manifest["files"].is_object())
-    throw StageError(mpath + ": no \"files\" object");
+  if (!manifest.contains("files") || !manifest["files"].is_object()) throw StageError(mpath + ": no \"files\" object");
   const auto& files = manifest["files"];
   const nlohmann::json code = manifest.value("code", nlohmann::json::object());
   CodeCheck check{fp, code, root, require_code};

@@ -154,7 +154,8 @@ std::string trace_result(const std::string& dir, const std::string& file, const 
     for (const auto& line : *problems)
       if (line.find(rel) != std::string::npos) mine.push_back(line);
   if (t.broken.empty() && mine.empty() && now == m.value("sha256", ""))
-    t.out << (problems ? "status: current\n" : "status: consistent with MANIFEST.json (staleness against the tree not checked)\n");
+    t.out << (problems ? "status: current\n"
+                       : "status: consistent with MANIFEST.json (staleness against the tree not checked)\n");
   if (!t.broken.empty() || !mine.empty() || now != m.value("sha256", "")) {
     t.out << "status: STALE\n";
     if (now != m.value("sha256", "")) t.out << "  the file itself changed since collection\n";

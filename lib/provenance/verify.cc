@@ -175,8 +175,8 @@ class Verifier {
   std::map<std::string, std::string> producer_;           // execroot output path -> target
   std::map<std::string, std::vector<std::string>> argv_;  // target -> the tree's Stage command
   std::map<std::string, Outcome> done_;
-  std::map<std::string, std::string> found_;              // "path sha256" -> a file with those bytes
-  std::unique_ptr<RecordGraph> graph_;                    // results/' records, for the records a stage reads
+  std::map<std::string, std::string> found_;  // "path sha256" -> a file with those bytes
+  std::unique_ptr<RecordGraph> graph_;        // results/' records, for the records a stage reads
   std::string execroot_, scratch_;
 };
 
@@ -190,9 +190,9 @@ std::string Verifier::bazel(const std::string& command, const std::vector<std::s
                        "--define=stage_code_version=off", "--symlink_prefix=/"});
   a.push_back("--noshow_progress");
   a.insert(a.end(), args.begin(), args.end());
-  return run_command("cd " + shell_quoted(o_.workspace) + " && " + join_quoted(a) + " 2>" +
-                         shell_quoted(scratch_ + "/bazel.log"),
-                     "see " + scratch_ + "/bazel.log");
+  return run_command(
+      "cd " + shell_quoted(o_.workspace) + " && " + join_quoted(a) + " 2>" + shell_quoted(scratch_ + "/bazel.log"),
+      "see " + scratch_ + "/bazel.log");
 }
 
 // Where the bytes of an input of `target` come from, checked against the
@@ -311,7 +311,9 @@ Outcome Verifier::run_stage(const std::string& target, std::size_t index) {
     const std::string src = input_source(target, key);
     if (src.empty()) {
       out.kind = Outcome::Failed;
-      out.detail = "input " + key + " (" + path + "): no file with the recorded SHA-256 in the tree, results/ or bazel-out, and its stage did not reproduce it";
+      out.detail =
+          "input " + key + " (" + path +
+          "): no file with the recorded SHA-256 in the tree, results/ or bazel-out, and its stage did not reproduce it";
       return out;
     }
     link_file(src, dir + "/" + path);
@@ -348,8 +350,7 @@ Outcome Verifier::run_stage(const std::string& target, std::size_t index) {
 bool Verifier::audited() {
   const auto problems = audit_results(o_.results);
   if (problems.empty()) return true;
-  std::printf("verify: %s fails its audit (%zu problems); nothing was rebuilt:\n", o_.results.c_str(),
-              problems.size());
+  std::printf("verify: %s fails its audit (%zu problems); nothing was rebuilt:\n", o_.results.c_str(), problems.size());
   for (std::size_t k = 0; k < problems.size() && k < 10; ++k) std::printf("DIFFERS  %s\n", problems[k].c_str());
   return false;
 }
@@ -425,7 +426,8 @@ double Verifier::build_tools(const std::vector<std::string>& order) {
   bazel("build", std::vector<std::string>(labels.begin(), labels.end()));
   execroot_ = bazel("info", {"execution_root"});
   while (!execroot_.empty() && (execroot_.back() == '\n' || execroot_.back() == ' ')) execroot_.pop_back();
-  const auto q = nlohmann::json::parse(bazel("aquery", {"mnemonic(\"Stage\", set(" + set + "))", "--output=jsonproto"}));
+  const auto q =
+      nlohmann::json::parse(bazel("aquery", {"mnemonic(\"Stage\", set(" + set + "))", "--output=jsonproto"}));
   std::map<long, std::string> label_of;
   for (const auto& t : q.value("targets", nlohmann::json::array())) label_of[t.value("id", 0L)] = t.value("label", "");
   for (const auto& act : q.value("actions", nlohmann::json::array()))
@@ -445,20 +447,22 @@ int Verifier::run_in_order(const std::vector<std::string>& order, const std::vec
     Outcome o = run_stage(t, i);
     core += o.core_seconds;
     wall += o.wall_seconds;
-    const char* what = o.kind == Outcome::Equal ? "equal" : o.kind == Outcome::Differs ? "DIFFERS"
-                       : o.kind == Outcome::Failed ? "FAILED" : "STALE";
+    const char* what = o.kind == Outcome::Equal     ? "equal"
+                       : o.kind == Outcome::Differs ? "DIFFERS"
+                       : o.kind == Outcome::Failed  ? "FAILED"
+                                                    : "STALE";
     std::printf("%-8s %s%s: %zu files, %.1f core-s%s%s\n", what, t.c_str(),
-                wanted.count(t) ? "" : " (upstream, rebuilt to supply inputs)",
-                recs_[t].record["outputs"].size(), o.core_seconds, o.detail.empty() ? "" : "; ",
-                o.detail.c_str());
+                wanted.count(t) ? "" : " (upstream, rebuilt to supply inputs)", recs_[t].record["outputs"].size(),
+                o.core_seconds, o.detail.empty() ? "" : "; ", o.detail.c_str());
     std::fflush(stdout);
     if (o.kind == Outcome::Differs || o.kind == Outcome::Failed) ++differs;
     if (o.kind == Outcome::Stale) ++stale;
     done_[t] = std::move(o);
   }
-  std::printf("verify: %zu stages run, %d differ or failed, %d stale; cost %.1f core-s in the stages (%.1f s wall), "
-              "%.1f s building tools, %.1f s in all\n",
-              order.size(), differs, stale, core, wall, build_seconds, seconds_since(t_start));
+  std::printf(
+      "verify: %zu stages run, %d differ or failed, %d stale; cost %.1f core-s in the stages (%.1f s wall), "
+      "%.1f s building tools, %.1f s in all\n",
+      order.size(), differs, stale, core, wall, build_seconds, seconds_since(t_start));
   return differs ? 1 : stale ? 3 : 0;
 }
 
@@ -470,7 +474,8 @@ int Verifier::run() {
   const std::vector<std::string> chosen = choose(rule);
   report_choice(chosen, rule);
   if (o_.plan_only) {
-    for (const auto& t : chosen) std::printf("chosen   %s: recorded %.1f core-s\n", t.c_str(), recorded_core_seconds(recs_[t].record));
+    for (const auto& t : chosen)
+      std::printf("chosen   %s: recorded %.1f core-s\n", t.c_str(), recorded_core_seconds(recs_[t].record));
     return 0;
   }
   // Upstream stages that must run first.
@@ -480,8 +485,9 @@ int Verifier::run() {
   if (o_.with_inputs)
     std::printf("verify: --with-inputs: every upstream stage is rebuilt too (%zu stages in all)\n", order.size());
   else
-    std::printf("verify: upstream inputs that results/ or the tree hold with their recorded SHA-256 are accepted by "
-                "hash, not rebuilt (--with-inputs rebuilds them)\n");
+    std::printf(
+        "verify: upstream inputs that results/ or the tree hold with their recorded SHA-256 are accepted by "
+        "hash, not rebuilt (--with-inputs rebuilds them)\n");
   const double build_seconds = build_tools(order);
   return run_in_order(order, chosen, build_seconds, t_start);
 }
@@ -498,7 +504,8 @@ std::string scratch_refusal(const std::string& scratch, const std::string& works
       if (i == inner.end() || *i != *o) return false;
     return true;
   };
-  for (const auto& [what, dir] : {std::pair<const char*, std::string>{"the workspace", workspace}, {"the results", results}}) {
+  for (const auto& [what, dir] :
+       {std::pair<const char*, std::string>{"the workspace", workspace}, {"the results", results}}) {
     const fs::path d = fs::weakly_canonical(fs::absolute(dir), ec);
     if (ec) continue;
     if (within(s, d)) return scratch + " lies inside " + what + " (" + d.string() + ")";

@@ -47,22 +47,22 @@ nlohmann::json without_record_inputs(const nlohmann::json& command);
 
 // Options of a verify run (paper/verify.cc parses them).
 struct VerifyOptions {
-  std::string workspace;      // the source tree whose code and configs are used
-  std::string results;        // the results tree to check
+  std::string workspace;            // the source tree whose code and configs are used
+  std::string results;              // the results tree to check
   std::vector<std::string> stages;  // --stage: targets or record names
   bool all = false;
-  long sample = -1;           // --sample K
-  std::uint64_t seed = 0;     // --seed S
-  std::string output_base;    // the rebuilder's own Bazel output base
+  long sample = -1;         // --sample K
+  std::uint64_t seed = 0;   // --seed S
+  std::string output_base;  // the rebuilder's own Bazel output base
   // Its compiles' disk cache: <output_base>.compile_cache, written by the
   // rebuilder's builds only (never a remote cache), so no shared cache has
   // fronted it. An output base without the rebuilder's stamp
   // (<output_base>.verify-stamp) is removed with that cache and made anew.
   std::string compile_cache;
-  std::string scratch;        // where stages run ("": a new directory under TMPDIR)
-  bool keep = false;          // keep the scratch directory
-  bool plan_only = false;     // print the choice and its recorded cost, run nothing
-  bool with_inputs = false;   // rebuild every upstream stage too, instead of taking its outputs by hash
+  std::string scratch;       // where stages run ("": a new directory under TMPDIR)
+  bool keep = false;         // keep the scratch directory
+  bool plan_only = false;    // print the choice and its recorded cost, run nothing
+  bool with_inputs = false;  // rebuild every upstream stage too, instead of taking its outputs by hash
 };
 
 // Why `scratch` cannot be the rebuilder's scratch directory, or "": it must

@@ -54,19 +54,18 @@ TEST(SampleTargets, EveryTargetEquallyLikely) {
 TEST(FirstDifference, NamesTheArgument) {
   const std::vector<std::string> tree = {"tool", "--seed", "1"};
   EXPECT_EQ(first_difference(tree, nlohmann::json::array({"tool", "--seed", "1"})), "");
-  EXPECT_EQ(first_difference(tree, nlohmann::json::array({"tool", "--seed", "2"})),
-            "argument 2: tree '1', record '2'");
+  EXPECT_EQ(first_difference(tree, nlohmann::json::array({"tool", "--seed", "2"})), "argument 2: tree '1', record '2'");
   EXPECT_EQ(first_difference(tree, nlohmann::json::array({"tool", "--seed"})), "argument 2: tree '1', record '(none)'");
 }
 
 // A record made when every stage was given its upstream records: its
 // command, without those pairs, is the tree's; data inputs stay.
 TEST(FirstDifference, RecordInputsOfTheFormerGraphAreDropped) {
-  const nlohmann::json recorded = nlohmann::json::array(
-      {"tool", "--in", "sample/train.h5=bazel-out/k8-opt/bin/s/q/train.h5", "--in",
-       "sample/provenance.json=bazel-out/k8-opt/bin/s/q/provenance.json", "--seed", "1"});
-  const std::vector<std::string> tree = {"tool", "--in", "sample/train.h5=bazel-out/k8-opt/bin/s/q/train.h5",
-                                         "--seed", "1"};
+  const nlohmann::json recorded =
+      nlohmann::json::array({"tool", "--in", "sample/train.h5=bazel-out/k8-opt/bin/s/q/train.h5", "--in",
+                             "sample/provenance.json=bazel-out/k8-opt/bin/s/q/provenance.json", "--seed", "1"});
+  const std::vector<std::string> tree = {"tool", "--in", "sample/train.h5=bazel-out/k8-opt/bin/s/q/train.h5", "--seed",
+                                         "1"};
   EXPECT_EQ(without_record_inputs(recorded), nlohmann::json(tree));
   EXPECT_NE(first_difference(tree, recorded), "");
   EXPECT_EQ(first_difference(tree, without_record_inputs(recorded)), "");
@@ -78,8 +77,12 @@ TEST(FirstDifference, RecordInputsOfTheFormerGraphAreDropped) {
 TEST(StageRecords, ReadsRecordsAndToolsAndNamesAMissingField) {
   const fs::path r = fs::path(::testing::TempDir()) / "results_records";
   fs::create_directories(r / "provenance");
-  nlohmann::json rec = {{"target", "//stages/a:x"}, {"command", {"t"}}, {"inputs", nlohmann::json::object()},
-                        {"outputs", nlohmann::json::object()}, {"wall_seconds", 2.5}, {"threads", 4}};
+  nlohmann::json rec = {{"target", "//stages/a:x"},
+                        {"command", {"t"}},
+                        {"inputs", nlohmann::json::object()},
+                        {"outputs", nlohmann::json::object()},
+                        {"wall_seconds", 2.5},
+                        {"threads", 4}};
   std::ofstream(r / "provenance/a.x.json") << rec.dump();
   nlohmann::json m = {{"files", {{"provenance/a.x.json", {{"sha256", "0"}}}, {"a/x/summary.json", {{"sha256", "1"}}}}},
                       {"code", {{"//stages/a:x", {{"tool", "//stages/a:a"}}}}}};

@@ -18,7 +18,8 @@ Spectrum spectrum_of(const arma::mat& Omega, const arma::vec& teacher_w, double 
   if (!arma::eig_sym(omega, U, 0.5 * (Omega + Omega.t())))
     throw StageError("spectrum_of: eigen-decomposition of Omega failed");
   if (!(omega.min() > 0))
-    throw StageError("spectrum_of: Omega is not positive definite (smallest eigenvalue " + format_number(omega.min(), 8) + ")");
+    throw StageError("spectrum_of: Omega is not positive definite (smallest eigenvalue " +
+                     format_number(omega.min(), 8) + ")");
   Spectrum s;
   s.omega = omega;
   s.teacher_t = U.t() * teacher_w;
@@ -29,7 +30,8 @@ Spectrum spectrum_of(const arma::mat& Omega, const arma::vec& teacher_w, double 
 
 static void check_inputs(const char* who, double alpha, double lambda) {
   if (!(alpha > 0) || !std::isfinite(alpha))
-    throw StageError(std::string(who) + ": alpha = " + format_number(alpha, 8) + " is not allowed; alpha = n/D must be > 0");
+    throw StageError(std::string(who) + ": alpha = " + format_number(alpha, 8) +
+                     " is not allowed; alpha = n/D must be > 0");
   if (!(lambda >= 0) || !std::isfinite(lambda))
     throw StageError(std::string(who) + ": lambda = " + format_number(lambda, 8) + " must be a finite number >= 0");
 }
@@ -60,9 +62,9 @@ SaddlePoint solve_saddle_point(const Spectrum& s, double alpha, double lambda, c
     const double m_new = m_hat * arma::sum(w2t2 / den);
     const double q_new = arma::sum(w % (m_hat * m_hat * w2t2 + q_hat * w) / arma::square(den));
     if (!std::isfinite(V_new) || !std::isfinite(m_new) || !std::isfinite(q_new))
-      throw StageError("replica saddle point did not converge at alpha = " + format_number(alpha, 8) + ", lambda = " +
-                       format_number(lambda, 8) + ": order parameters diverged after " + std::to_string(it) +
-                       " iterations (no fixed point: lambda = 0 needs alpha > 1)");
+      throw StageError("replica saddle point did not converge at alpha = " + format_number(alpha, 8) +
+                       ", lambda = " + format_number(lambda, 8) + ": order parameters diverged after " +
+                       std::to_string(it) + " iterations (no fixed point: lambda = 0 needs alpha > 1)");
     const double d = std::max({rel(V_new, V), rel(m_new, m), rel(q_new, q)});
     // Damped update.
     V += eta * (V_new - V);
@@ -127,8 +129,8 @@ ClosedForm deterministic_equivalent(const Spectrum& s, double alpha, double lamb
     std::uintmax_t it = max_iter;
     auto ab = boost::math::tools::toms748_solve(f, a, b, tol, it);
     if (it >= max_iter)
-      throw StageError("deterministic_equivalent: root finder for kappa did not converge at alpha = " + format_number(alpha, 8) +
-                       ", lambda = " + format_number(lambda, 8));
+      throw StageError("deterministic_equivalent: root finder for kappa did not converge at alpha = " +
+                       format_number(alpha, 8) + ", lambda = " + format_number(lambda, 8));
     return 0.5 * (ab.first + ab.second);
   };
   if (lambda > 0) {

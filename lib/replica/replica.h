@@ -27,10 +27,10 @@ struct Spectrum {
 Spectrum spectrum_of(const arma::mat& Omega, const arma::vec& teacher_w, double sigma2);
 
 struct FixedPointOptions {
-  double damping = 0.5;             // x ← (1-η) x + η F(x); η halves when the residual grows
-  double tolerance = 1e-12;         // on the estimated relative distance to the fixed point
+  double damping = 0.5;      // x ← (1-η) x + η F(x); η halves when the residual grows
+  double tolerance = 1e-12;  // on the estimated relative distance to the fixed point
   long max_iterations = 20000000;
-  double V_start = 1.0;             // initial V (m = q = 0)
+  double V_start = 1.0;  // initial V (m = q = 0)
 };
 
 // The RS saddle point at zero temperature (paper/spec.md §5):
@@ -42,8 +42,8 @@ struct SaddlePoint {
   double V = 0, m = 0, q = 0, V_hat = 0, m_hat = 0, q_hat = 0;
   double eps_g = 0;
   long iterations = 0;
-  double damping = 0;  // final damping
-  double residual = 0; // final relative residual
+  double damping = 0;   // final damping
+  double residual = 0;  // final relative residual
 };
 // Damped fixed-point iteration; λ ≥ 0 (λ = 0 needs α > 1). Non-convergence
 // (or α ≤ 0, λ < 0) throws StageError naming α and λ: never a number.

@@ -90,8 +90,7 @@ TEST(Replica, NonConvergenceIsAnErrorNeverANumber) {
 TEST(Replica, BadInputsAreErrors) {
   Spectrum s = model_spectrum(41, 1);
   for (double alpha : {0.0, -1.0}) {
-    EXPECT_NE(error_of([&] { solve_saddle_point(s, alpha, 1e-3); }).find("alpha = n/D must be > 0"),
-              std::string::npos);
+    EXPECT_NE(error_of([&] { solve_saddle_point(s, alpha, 1e-3); }).find("alpha = n/D must be > 0"), std::string::npos);
     EXPECT_NE(error_of([&] { deterministic_equivalent(s, alpha, 1e-3); }).find("alpha = n/D must be > 0"),
               std::string::npos);
   }

@@ -84,15 +84,14 @@ namespace {
 // by validation on the training set (into r).
 void choose_penalties(const arma::imat& train, arma::uword C, const RecoveryOptions& o, RecoveryResult& r) {
   PlmModel held_in_plm;
-  r.plm_penalty = o.plm_lambda_grid.empty()
-                      ? o.plm_penalty
-                      : choose_plm_penalty(train, C, o.plm_lambda_grid, o.holdout_every, o.plm_lbfgs,
-                                           &r.plm_validation_losses, &held_in_plm);
+  r.plm_penalty = o.plm_lambda_grid.empty() ? o.plm_penalty
+                                            : choose_plm_penalty(train, C, o.plm_lambda_grid, o.holdout_every,
+                                                                 o.plm_lbfgs, &r.plm_validation_losses, &held_in_plm);
   r.fa_lambda = o.factored.lambda;
   if (!o.fa_lambda_grid.empty()) {
     if (o.plm_lambda_grid.empty()) {
-      held_in_plm = fit_plm(holdout_split(train, o.holdout_every, "factored attention").fit, C, r.plm_penalty,
-                            o.plm_lbfgs).model;
+      held_in_plm =
+          fit_plm(holdout_split(train, o.holdout_every, "factored attention").fit, C, r.plm_penalty, o.plm_lbfgs).model;
     }
     r.fa_lambda = choose_factored_penalty(train, C, o.fa_lambda_grid, o.holdout_every, o.factored, held_in_plm,
                                           &r.fa_validation_losses);
@@ -109,7 +108,8 @@ FitRecord plm_record(const PlmFit& plm, const PottsModel& truth, const arma::ima
   p.train_loss = plm.train_loss;
   p.test_loss = plm_test_loss(plm.model, test);
   p.gap = p.test_loss - optimal;
-  p.reconstruction_error = reconstruction_error(truth.couplings_J, project_couplings_onto(plm.model, truth.colour_similarity_U));
+  p.reconstruction_error =
+      reconstruction_error(truth.couplings_J, project_couplings_onto(plm.model, truth.colour_similarity_U));
   p.reconstruction_error_zero_sum =
       reconstruction_error(truth.couplings_J, project_couplings_onto_zero_sum(plm.model, truth.colour_similarity_U));
   p.status = plm.optimiser.status;
@@ -178,7 +178,8 @@ RecoveryResult evaluate_recovery(const arma::imat& train, const arma::imat& test
   fo.lambda = r.fa_lambda;
   fo.init = "random";
   fo.restarts = 1;
-  for (int s = 0; s < o.seeds; ++s) r.fits.push_back(record(fit_factored_attention(tr, C, fo, seed * 1000 + s), "factored_random", s));
+  for (int s = 0; s < o.seeds; ++s)
+    r.fits.push_back(record(fit_factored_attention(tr, C, fo, seed * 1000 + s), "factored_random", s));
   if (o.plm_start) {
     // The plm start reuses the baseline fit above (same data, same penalty).
     arma::mat A0, V0;

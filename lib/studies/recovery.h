@@ -41,7 +41,7 @@ namespace potts {
 struct RecoveryOptions {
   FactoredFitOptions factored;  // init "random" with 1 restart per seed
   int seeds = 4;
-  bool plm_start = true;        // also fit factored attention from the plm split
+  bool plm_start = true;  // also fit factored attention from the plm split
   PlmPenalty plm_penalty{1e-4, 1e-4};
   // Non-empty: the baseline's penalty is chosen by validation instead
   // (choose_plm_penalty), lambda_h = lambda_W = each value of the grid.
@@ -66,7 +66,7 @@ struct FitRecord {
 
 struct RecoveryResult {
   double optimal_test_loss = 0.0;  // eps* on the test set
-  std::vector<FitRecord> fits;      // random seeds first, then plm start, then plm
+  std::vector<FitRecord> fits;     // random seeds first, then plm start, then plm
   // Random-start summaries: mean and standard error over seeds, stall fraction.
   double fa_gap_mean = 0, fa_gap_se = 0, fa_erec_mean = 0, fa_erec_se = 0, fa_stall_fraction = 0;
   // The estimator "restarts ranked by training objective" over all factored fits.

@@ -123,8 +123,9 @@ TEST(PlmValidation, BadSettingsAreAnError) {
   EXPECT_THROW(choose_plm_penalty(d.train, d.truth.C(), {}, 10, LbfgsOptions{}, nullptr), StageError);
   EXPECT_THROW(choose_plm_penalty(d.train, d.truth.C(), {1e-3}, 1, LbfgsOptions{}, nullptr), StageError);
   EXPECT_THROW(choose_plm_penalty(d.train, d.truth.C(), {1e-3, 1e-4}, 10, LbfgsOptions{}, nullptr), StageError);
-  EXPECT_THROW(choose_factored_penalty(d.train, d.truth.C(), {}, 10, FactoredFitOptions{}, make_plm_model(6, 4), nullptr),
-               StageError);
+  EXPECT_THROW(
+      choose_factored_penalty(d.train, d.truth.C(), {}, 10, FactoredFitOptions{}, make_plm_model(6, 4), nullptr),
+      StageError);
 }
 
 }  // namespace

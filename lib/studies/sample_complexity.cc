@@ -31,8 +31,8 @@ std::uint64_t realisation_init_seed(std::uint64_t seed, std::uint64_t M, std::ui
 RealisationResult run_realisation(const arma::imat& pool, const nn::SequenceSet& test, arma::uword C,
                                   const arma::mat& J, arma::uword M, arma::uword r, const FactoredFitOptions& o,
                                   std::uint64_t seed) {
-  const arma::uvec rows = random_subset(pool.n_rows, M, seed, streams::kSubsets + (std::uint64_t(r) << 16) +
-                                                                  (std::uint64_t(M) << 32));
+  const arma::uvec rows =
+      random_subset(pool.n_rows, M, seed, streams::kSubsets + (std::uint64_t(r) << 16) + (std::uint64_t(M) << 32));
   const arma::imat subset = pool.rows(rows);
   const nn::SequenceSet train = nn::to_sequence_set(subset, C, "training subset");
   FactoredFit fit;

@@ -24,8 +24,10 @@ int main(int argc, char** argv) {
   arma::imat tr(Mtr, L), te(Mte, L);
   arma::uword a = 0, b = 0;
   for (arma::uword k = 0; k < x.n_rows; ++k) {
-    if ((k % 4 == 3 && b < Mte) || a == Mtr) te.row(b++) = x.row(k);
-    else tr.row(a++) = x.row(k);
+    if ((k % 4 == 3 && b < Mte) || a == Mtr)
+      te.row(b++) = x.row(k);
+    else
+      tr.row(a++) = x.row(k);
   }
   H5Writer w;
   w.matrix("couplings_J", m.couplings_J);

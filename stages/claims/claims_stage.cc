@@ -73,13 +73,16 @@ std::vector<claims::HeadsConfiguration> read_configurations(Config& c, const std
   const auto heads = c.integers("heads", 1, 4096);
   const auto forms = c.strings("forms");
   if (keys.empty() || heads.size() != keys.size() || forms.size() != keys.size())
-    throw StageError(origin + ": " + where + ": expected 'configurations', 'heads' and 'forms' of one "
+    throw StageError(origin + ": " + where +
+                     ": expected 'configurations', 'heads' and 'forms' of one "
                      "non-zero length (one entry per configuration of the heads sweep)");
   std::vector<claims::HeadsConfiguration> out;
   for (std::size_t k = 0; k < keys.size(); ++k) {
     if (forms[k] != "factored" && forms[k] != "softmax")
-      throw StageError(origin + ": " + where + ".forms[" + std::to_string(k) + "]: expected \"factored\" or "
-                       "\"softmax\", got \"" + forms[k] + "\"");
+      throw StageError(origin + ": " + where + ".forms[" + std::to_string(k) +
+                       "]: expected \"factored\" or "
+                       "\"softmax\", got \"" +
+                       forms[k] + "\"");
     out.push_back({keys[k], int(heads[k]), forms[k] == "factored"});
   }
   return out;
@@ -141,7 +144,8 @@ void potts_claims(Stage& st, const PottsKeys& k, nlohmann::json& s, ClaimsCsv& c
   for (const std::string& R : k.readings) {
     std::vector<claims::DataSet> sets;
     for (const auto& d : k.sets_of.at(R))
-      sets.push_back({d, read_json(st.input(d + "_train/summary.json")), read_json(st.input(d + "_perturb/summary.json")),
+      sets.push_back({d, read_json(st.input(d + "_train/summary.json")),
+                      read_json(st.input(d + "_perturb/summary.json")),
                       read_json(st.input(d + "_excess/summary.json"))});
     auto cells = claims::training_claims(sets, k.thresholds);
     // Claim 5 from the experiment around the peak when there is one.
@@ -175,9 +179,9 @@ void initial_decay(Stage& st, nlohmann::json& s) {
 }
 
 void gaussian(Stage& st, nlohmann::json& s, ClaimsCsv& csv) {
-  for (const auto& c : claims::gaussian_claims(read_json(st.input("replica/summary.json")),
-                                               read_json(st.input("sim/summary.json")),
-                                               read_json(st.input("finite/summary.json")))) {
+  for (const auto& c :
+       claims::gaussian_claims(read_json(st.input("replica/summary.json")), read_json(st.input("sim/summary.json")),
+                               read_json(st.input("finite/summary.json")))) {
     s["gaussian"][c.id] = claims::to_json(c);
     csv.add("gaussian", c);
   }
@@ -204,10 +208,8 @@ void observation(const nlohmann::json& score, const ProteinConfig& p, nlohmann::
   for (const auto& [name, key] :
        {std::pair<const char*, const std::string&>{"same_conventions", o.plm}, {"weighted", o.weighted_plm}})
     s["proteins"][c.id]["paired"][name] = claims::paired_difference(score, o.attention, key);
-  s["protein_observation"] = {{"attention", o.attention},
-                              {"plm", o.plm},
-                              {"weighted_plm", o.weighted_plm},
-                              {"observed_gap", o.observed_gap}};
+  s["protein_observation"] = {
+      {"attention", o.attention}, {"plm", o.plm}, {"weighted_plm", o.weighted_plm}, {"observed_gap", o.observed_gap}};
   csv.add("proteins", c);
 }
 

@@ -85,7 +85,8 @@ TEST(DiversityScience, FactoredGapNoLargerThanFullPseudoLikelihood) {
   Table d;
   for (size_t k = 0; k < d.rows(); ++k) {
     if (d.at("hamming", k) < kDiverse) continue;
-    EXPECT_LE(d.at("fa_gap_mean", k) + 3 * d.at("fa_gap_se", k), d.at("plm_gap", k)) << "Hamming " << d.at("hamming", k);
+    EXPECT_LE(d.at("fa_gap_mean", k) + 3 * d.at("fa_gap_se", k), d.at("plm_gap", k))
+        << "Hamming " << d.at("hamming", k);
     EXPECT_GT(d.at("fa_gap_mean", k), -0.01);  // below eps* by more than noise would be a bug
   }
 }

@@ -144,7 +144,8 @@ nlohmann::json caption_segments(const std::string& text, const std::map<std::str
 // The caption the segments spell.
 std::string joined(const nlohmann::json& segments) {
   std::string out;
-  for (const auto& s : segments) out += s.contains("text") ? s["text"].get<std::string>() : s["value"].get<std::string>();
+  for (const auto& s : segments)
+    out += s.contains("text") ? s["text"].get<std::string>() : s["value"].get<std::string>();
   return out;
 }
 
@@ -279,8 +280,7 @@ struct SeriesBlock {
   std::size_t count = 0;
 };
 
-SeriesBlock series_block(const Series& s, std::size_t i, const std::string& name, double subtract,
-                         bool positive_only) {
+SeriesBlock series_block(const Series& s, std::size_t i, const std::string& name, double subtract, bool positive_only) {
   SeriesBlock b;
   std::ostringstream block;
   block << "# series " << i << ": " << s.title << "\n# x y err n lo hi\n";
@@ -305,8 +305,8 @@ SeriesBlock series_block(const Series& s, std::size_t i, const std::string& name
 }
 
 struct Plot {
-  std::string data;                   // the .dat file
-  std::string vars;                   // gnuplot assignments
+  std::string data;  // the .dat file
+  std::string vars;  // gnuplot assignments
   nlohmann::json summary = nlohmann::json::object();
 };
 
@@ -415,9 +415,8 @@ Plot heatmap_figure(Stage& st, Config& cfg) {
     c.finish();
     arma::mat A = h5_read_matrix(path, ds);
     if (A.n_rows != J.n_rows || A.n_cols != J.n_cols)
-      throw StageError(path + ": dataset '" + ds + "' is " + std::to_string(A.n_rows) + "x" +
-                       std::to_string(A.n_cols) + ", expected the shape of J (" + std::to_string(J.n_rows) + "x" +
-                       std::to_string(J.n_cols) + ")");
+      throw StageError(path + ": dataset '" + ds + "' is " + std::to_string(A.n_rows) + "x" + std::to_string(A.n_cols) +
+                       ", expected the shape of J (" + std::to_string(J.n_rows) + "x" + std::to_string(J.n_cols) + ")");
     // Drawn at its least-squares scale c, with its e_rec (paper/spec.md §2).
     const Reconstruction rec = reconstruct(J, A);
     const double c_ls = rec.scale, e = rec.error;
@@ -441,9 +440,9 @@ Plot heatmap_figure(Stage& st, Config& cfg) {
   p.summary["maps"] = maps;
   p.summary["colour_range"] = cbmax;
   p.summary["own_scale"] = own_scale;
-  p.vars += gp_array("titles", titles) + gp_array("erec", erec) + gp_array("map_lo", lows) +
-            gp_array("map_hi", highs) + "own_scale = " + (own_scale ? "1" : "0") + "; n_maps = " +
-            std::to_string(shown.size()) + "; cbmax = " + gp_number(cbmax) + "; L = " + std::to_string(J.n_rows) + "; ";
+  p.vars += gp_array("titles", titles) + gp_array("erec", erec) + gp_array("map_lo", lows) + gp_array("map_hi", highs) +
+            "own_scale = " + (own_scale ? "1" : "0") + "; n_maps = " + std::to_string(shown.size()) +
+            "; cbmax = " + gp_number(cbmax) + "; L = " + std::to_string(J.n_rows) + "; ";
   return p;
 }
 
@@ -492,23 +491,22 @@ void run_figures(Stage& st) {
   const double line_frac = 9.5 / (72.0 * size[1]);  // 6 pt type, cairo's line pitch
   const double caption_y = 0.012 + (lines.size() - 0.5) * line_frac;
   const double plot_bottom = caption_y + 0.5 * line_frac + 0.7 / size[1];
-  const std::string common = "datafile = " + gp_string(st.output(dat)) + "; caption = " +
-                             gp_dquoted(wrapped) + "; caption_y = " + gp_number(caption_y) +
-                             "; plot_bottom = " + gp_number(plot_bottom) + "; " + p.vars;
+  const std::string common = "datafile = " + gp_string(st.output(dat)) + "; caption = " + gp_dquoted(wrapped) +
+                             "; caption_y = " + gp_number(caption_y) + "; plot_bottom = " + gp_number(plot_bottom) +
+                             "; " + p.vars;
   const std::string font = "font 'DejaVu Sans," + gp_number(font_pt) + "'";
   const double px = png_dpi / 72.0;
   char size_pdf[64], size_png[64];
   std::snprintf(size_pdf, sizeof size_pdf, "size %.3fin,%.3fin", size[0], size[1]);
-  std::snprintf(size_png, sizeof size_png, "size %d,%d", int(size[0] * png_dpi),
-                int(size[1] * png_dpi));
+  std::snprintf(size_png, sizeof size_png, "size %d,%d", int(size[0] * png_dpi), int(size[1] * png_dpi));
   // The PNG is the PDF page rasterised at png_dpi: pngcairo
   // measures fonts in points at 72 dpi, so fonts and lines
   // are scaled by dpi/72.
-  const std::string png_term = "set terminal pngcairo enhanced " + std::string(size_png) + " " +
-                               font + " fontscale " + gp_number(px) + " linewidth " +
-                               gp_number(px) + "; set output " + gp_string(st.output(png)) + "; ";
-  const std::string pdf_term = "set terminal pdfcairo enhanced " + std::string(size_pdf) + " " +
-                               font + "; set output " + gp_string(st.output(pdf)) + "; ";
+  const std::string png_term = "set terminal pngcairo enhanced " + std::string(size_png) + " " + font + " fontscale " +
+                               gp_number(px) + " linewidth " + gp_number(px) + "; set output " +
+                               gp_string(st.output(png)) + "; ";
+  const std::string pdf_term = "set terminal pdfcairo enhanced " + std::string(size_pdf) + " " + font +
+                               "; set output " + gp_string(st.output(pdf)) + "; ";
   for (const auto& term : {png_term, pdf_term}) {
     std::vector<std::string> args = {"gnuplot", "-e", "set encoding utf8; " + common + term};
     for (const auto& [key, path] : commons) args.push_back(path);

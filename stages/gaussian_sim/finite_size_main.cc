@@ -3,6 +3,6 @@
 
 int main(int argc, char** argv) {
   return potts::run_stage("gaussian_finite_size",
-                          "the Gaussian model at one size D: theory, exact moments, noise-averaged simulation",
-                          argc, argv, potts::run_gaussian_finite_size);
+                          "the Gaussian model at one size D: theory, exact moments, noise-averaged simulation", argc,
+                          argv, potts::run_gaussian_finite_size);
 }

@@ -1,4 +1,5 @@
-// The gaussian_finite_size_merge stage; its body, inputs, configuration and outputs: gaussian_finite_size_merge_stage.h.
+// The gaussian_finite_size_merge stage; its body, inputs, configuration and outputs:
+// gaussian_finite_size_merge_stage.h.
 #include "stages/gaussian_sim/gaussian_finite_size_merge_stage.h"
 
 int main(int argc, char** argv) {

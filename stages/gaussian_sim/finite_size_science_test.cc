@@ -25,10 +25,10 @@ const nlohmann::json& study() {
 
 TEST(FiniteSize, TheSimulatorMatchesTheExactFiniteDMoments) {
   const nlohmann::json none = {{"peak_alpha", 1.0},
-                                {"tail_slope_8_100", -1.0},
-                                {"tail_slope_8_100_on_simulation_grid", -1.0},
-                                {"tail_slope_8_100_se", 0.1},
-                                {"D", 1}};
+                               {"tail_slope_8_100", -1.0},
+                               {"tail_slope_8_100_on_simulation_grid", -1.0},
+                               {"tail_slope_8_100_se", 0.1},
+                               {"D", 1}};
   const auto cells = claims::gaussian_claims(none, none, study());
   ASSERT_EQ(cells.at(1).id, "4b");
   EXPECT_EQ(cells.at(1).verdict, claims::Verdict::kHolds) << cells.at(1).number;

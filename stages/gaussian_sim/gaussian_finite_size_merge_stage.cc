@@ -93,9 +93,18 @@ void run_gaussian_finite_size_merge(Stage& st) {
         per_size.row({alpha, code, samples[i].D, samples[i].theory, m.mean, m.se, r.deviation[i], r.deviation_se[i]});
       }
       extrap.row({alpha, code, r.fit.c, r.c_se, r.c_lo, r.c_hi, r.fit.a, r.fit.b, r.fit.chi2, double(r.fit.dof)});
-      fits.push_back({{"alpha", alpha}, {"statistic", stat}, {"c", r.fit.c}, {"c_se", r.c_se}, {"c_lo", r.c_lo},
-                      {"c_hi", r.c_hi}, {"a", r.fit.a}, {"b", r.fit.b}, {"chi2", r.fit.chi2}, {"dof", r.fit.dof},
-                      {"deviation", r.deviation}, {"deviation_se", r.deviation_se}});
+      fits.push_back({{"alpha", alpha},
+                      {"statistic", stat},
+                      {"c", r.fit.c},
+                      {"c_se", r.c_se},
+                      {"c_lo", r.c_lo},
+                      {"c_hi", r.c_hi},
+                      {"a", r.fit.a},
+                      {"b", r.fit.b},
+                      {"chi2", r.fit.chi2},
+                      {"dof", r.fit.dof},
+                      {"deviation", r.deviation},
+                      {"deviation_se", r.deviation_se}});
     }
   }
   per_size.save(st.output("finite_size.csv"));

@@ -19,8 +19,8 @@ void run_gaussian_finite_size(Stage& st) {
   const arma::uword L = D + 1, masked = D / 2;
 
   Rng teacher_rng(st.seed(), streams::kGaussianTeacher);
-  const arma::mat P = gaussian::precision_matrix(gaussian::goe_couplings(int(L), teacher_rng), Delta,
-                                                 cfg.origin() + ": key 'Delta'");
+  const arma::mat P =
+      gaussian::precision_matrix(gaussian::goe_couplings(int(L), teacher_rng), Delta, cfg.origin() + ": key 'Delta'");
   const gaussian::MaskedTeacher t = gaussian::masked_teacher(P, masked);
   const arma::mat C = gaussian::sampling_factor(gaussian::covariance_matrix(P));
   const replica::Spectrum spectrum = replica::spectrum_of(t.feature_covariance_Omega, t.teacher_w, t.noise_sigma2);
@@ -33,8 +33,8 @@ void run_gaussian_finite_size(Stage& st) {
   for (double a : alphas) {
     const double n = std::round(a * double(D));
     if (std::abs(n - a * double(D)) > 1e-9 || n < 1)
-      throw StageError(cfg.origin() + ": key 'alphas': alpha = " + format_number(a, 6) + " times D = " +
-                       std::to_string(D) + " is not a whole number of samples");
+      throw StageError(cfg.origin() + ": key 'alphas': alpha = " + format_number(a, 6) +
+                       " times D = " + std::to_string(D) + " is not a whole number of samples");
     n_of.push_back(arma::uword(n));
     work += arma::uword(n) * R;
   }
@@ -45,8 +45,8 @@ void run_gaussian_finite_size(Stage& st) {
   for (std::size_t k = 0; k < alphas.size(); ++k) {
     const arma::uword n = n_of[k];
     const replica::SaddlePoint th = replica::solve_saddle_point(spectrum, alphas[k], lambda);
-    nlohmann::json p = {{"alpha", alphas[k]},   {"n", n},        {"theory_eps_g", th.eps_g},
-                        {"theory_m", th.m},     {"theory_q", th.q}};
+    nlohmann::json p = {
+        {"alpha", alphas[k]}, {"n", n}, {"theory_eps_g", th.eps_g}, {"theory_m", th.m}, {"theory_q", th.q}};
     // Exact finite-D moments of least squares (λ → 0, n ≥ D + 2).
     if (n >= D + 2) {
       const double s = t.noise_sigma2 * double(D) / double(n - D - 1);
@@ -58,11 +58,11 @@ void run_gaussian_finite_size(Stage& st) {
     for (std::uint64_t r = 0; r < R; ++r) {
       Rng rng(st.seed(), streams::kGaussianData + (r << 16) + (static_cast<std::uint64_t>(k) << 32));
       const arma::mat X = gaussian::sample_gaussian(C, n, rng);  // L×n
-      const arma::mat features = X.rows(rest).t();             // n×D
+      const arma::mat features = X.rows(rest).t();               // n×D
       const gaussian::Overlaps o = gaussian::noise_averaged_loss(t, features, lambda);
       if (!std::isfinite(o.eps_g))
-        throw StageError("non-finite generalisation loss at D = " + std::to_string(D) + ", n = " +
-                         std::to_string(n) + ", realisation " + std::to_string(r));
+        throw StageError("non-finite generalisation loss at D = " + std::to_string(D) + ", n = " + std::to_string(n) +
+                         ", realisation " + std::to_string(r));
       table.row({alphas[k], double(n), double(r), o.eps_g, o.m, o.q});
       done += n;
       progress.update(done);

@@ -137,7 +137,8 @@ std::string run_model_stage(const std::string& config_text, int* status) {
 std::string model_config(const std::string& Delta, const std::string& alpha_min, const std::string& ppd,
                          const std::string& dense) {
   return R"({"L": 21, "Delta": )" + Delta + R"(, "masked_index": 3, "lambda": 1e-4, "realisations": 5, "chunks": 2,
-    "alpha_grid": {"alpha_min": )" + alpha_min + R"(, "alpha_max": 10, "points_per_decade": )" + ppd +
+    "alpha_grid": {"alpha_min": )" +
+         alpha_min + R"(, "alpha_max": 10, "points_per_decade": )" + ppd +
          R"(, "dense_min": 0.9, "dense_max": 1.1, "dense_points": )" + dense + "}}";
 }
 

@@ -57,7 +57,8 @@ Sweep load() {
   s.mean_test = summary.at("mean_test_loss");
   s.optimal_test_loss = summary.at("optimal_test_loss").at(0);
   const auto table = read_csv(kDir + "perturb.csv");
-  for (std::size_t r = 0; r < table.at("a").size(); ++r) s.test_by_a[table.at("a")[r]].push_back(table.at("test_loss")[r]);
+  for (std::size_t r = 0; r < table.at("a").size(); ++r)
+    s.test_by_a[table.at("a")[r]].push_back(table.at("test_loss")[r]);
   return s;
 }
 
@@ -84,9 +85,7 @@ TEST(PerturbScience, SweepIsComplete) {
 // section on figure 2d). A rerun that flips a verdict fails here, naming the
 // claim, so the text and the committed numbers cannot drift apart.
 enum class Verdict { kHolds, kWeak, kDoesNotHold };
-const char* name(Verdict v) {
-  return v == Verdict::kHolds ? "holds" : v == Verdict::kWeak ? "weak" : "does not hold";
-}
+const char* name(Verdict v) { return v == Verdict::kHolds ? "holds" : v == Verdict::kWeak ? "weak" : "does not hold"; }
 
 // "a = 0 is best": no a > 0 has eps(a) < eps(0) - 2 sigma0 (holds); else
 // does not hold.

@@ -36,8 +36,11 @@ void run_proteins_a3m(Stage& st) {
     if (name.empty() && line.compare(1, query.size(), query) == 0) name = line.substr(1);
   }
   const auto matches = std::count_if(row.begin(), row.end(), [](char c) { return c == '-' || std::isupper(c); });
-  st.facts() = {{"converted_from_a3m", convert}, {"sequences", rows}, {"query", name}, {"match_columns", matches},
-               {"width", row.size()}};
+  st.facts() = {{"converted_from_a3m", convert},
+                {"sequences", rows},
+                {"query", name},
+                {"match_columns", matches},
+                {"width", row.size()}};
 }
 
 }  // namespace potts

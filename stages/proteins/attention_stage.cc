@@ -68,12 +68,9 @@ void describe_run(const AttentionRun& r, const AttentionPottsFit& fit, const arm
     d["protocol"] = {{"penalty", r.pen.squared ? "squared (eq. O1s)" : "unsquared (eq. O1)"},
                      {"fields", spec.fields},
                      {"full_batches", r.fo.full_batches}};
-  d["adamw"] = {{"steps", r.fo.steps},
-                {"batch_size", r.fo.batch_size},
-                {"lr", r.fo.adamw.lr},
-                {"betas", {r.fo.adamw.beta1, r.fo.adamw.beta2}},
-                {"eps", r.fo.adamw.eps},
-                {"weight_decay", r.fo.adamw.weight_decay},
+  d["adamw"] = {{"steps", r.fo.steps},   {"batch_size", r.fo.batch_size},
+                {"lr", r.fo.adamw.lr},   {"betas", {r.fo.adamw.beta1, r.fo.adamw.beta2}},
+                {"eps", r.fo.adamw.eps}, {"weight_decay", r.fo.adamw.weight_decay},
                 {"epochs", fit.epochs}};
   d["attention_maps"] = {{"median_row_max", attention_potts_median_row_max(spec, x)},
                          {"uniform_weight", 1.0 / double(spec.L - 1)}};

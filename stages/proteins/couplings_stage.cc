@@ -91,7 +91,8 @@ FitData read_fit_data(Stage& st, const CouplingRun& r) {
   d.train = nn::to_imat(f.train);
   d.test = nn::to_imat(f.test);
   if (test_w.n_elem != d.test.n_rows || f.train_weights.n_elem != d.train.n_rows)
-    throw StageError(test_h5 + ": 'weights' has one entry per sequence in the prepare stage's outputs; the counts differ");
+    throw StageError(test_h5 +
+                     ": 'weights' has one entry per sequence in the prepare stage's outputs; the counts differ");
   d.seqs = r.fit_on == "all" ? arma::imat(arma::join_cols(d.train, d.test)) : d.train;
   d.weights = r.fit_on == "all" ? arma::vec(arma::join_cols(f.train_weights, test_w)) : f.train_weights;
   if (r.weighting == "none") d.weights.ones();
@@ -119,7 +120,9 @@ CouplingFit fit_run(CouplingRun& r, const FitData& d, std::uint64_t seed, std::v
   };
   return fit_couplings(
       spec, d.seqs, d.weights, r.pen, r.init, r.lo, seed, r.restarts,
-      [&](int) { curves.emplace_back(std::vector<std::string>{"iteration", "objective", "gradient_norm"}); },
+      [&](int) {
+        curves.emplace_back(std::vector<std::string>{"iteration", "objective", "gradient_norm"});
+      },
       r.optimiser == "lean-lbfgs" ? LbfgsVariant::kLean : LbfgsVariant::kStrongWolfe);
 }
 
@@ -171,9 +174,8 @@ nlohmann::json run_summary(const CouplingRun& r, const FitData& d, const Couplin
     x["sgd"] = {{"epochs", r.so.epochs}, {"batch_size", r.so.batch_size}, {"lr0", r.so.lr0}, {"schedule", "cosine"}};
   if (spec.form == CouplingForm::kSoftmax) {
     const AttentionSummary a = attention_summary(spec, fit.x);
-    x["attention"] = {{"query_key_rms", a.query_key_rms},
-                      {"largest_weight", a.largest_weight},
-                      {"uniform_weight", a.uniform_weight}};
+    x["attention"] = {
+        {"query_key_rms", a.query_key_rms}, {"largest_weight", a.largest_weight}, {"uniform_weight", a.uniform_weight}};
   }
   x["restarts"] = rs;
   x["best_restart"] = fit.best_restart;

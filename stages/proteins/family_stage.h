@@ -23,8 +23,8 @@ std::string family_input(const Stage& st, const std::string& key, bool required)
 struct FamilyData {
   nn::SequenceSet train, test;
   arma::vec train_weights;
-  std::vector<int> residues;            // per column: the query's residue number
-  std::string query;                    // the query's letters per column
+  std::vector<int> residues;               // per column: the query's residue number
+  std::string query;                       // the query's letters per column
   std::set<std::pair<int, int>> contacts;  // residue numbers, i < j (empty without a structure)
   bool has_structure = false;
 };

@@ -15,11 +15,11 @@ struct CouplingFitSummary {
   std::string form;         // "full", "factored", "softmax attention"
   std::string description;  // one line: the form and its settings
   arma::uword L = 0, q = 0, parameters = 0, fit_sequences = 0;
-  std::string weights;      // "identity" (the prepare stage's) or "none"
-  std::string fit_on;       // "all" or "train" (the test loss then held out)
+  std::string weights;  // "identity" (the prepare stage's) or "none"
+  std::string fit_on;   // "all" or "train" (the test loss then held out)
   double train_loss = 0.0, test_loss = 0.0, objective = 0.0;
   std::string optimiser;
-  std::string scores;       // how the contact scores were made
+  std::string scores;                                 // how the contact scores were made
   nlohmann::json details = nlohmann::json::object();  // the model's settings and the optimiser's record
 
   // The summary's JSON: the fields above (test_loss_held_out from fit_on),

@@ -10,7 +10,6 @@
 
 namespace potts {
 
-
 void run_proteins_freecontact(Stage& st) {
   Config& cfg = st.config();
   const std::string profile = cfg.choice("profile", {"evfold", "psicov"});

@@ -51,7 +51,8 @@ TEST(PanelQuick, TheTableCarriesTheScores) {
   ASSERT_EQ(t.at("pfam").size(), 1u);
   EXPECT_EQ(t.at("pfam")[0], 542.0);
   EXPECT_EQ(t.at("L")[0], score.at("L").get<double>());
-  EXPECT_EQ(t.at("evfold_L")[0], score.at("predictors").at("evfold").at("precision").at("6+").at("L").at("mean").get<double>());
+  EXPECT_EQ(t.at("evfold_L")[0],
+            score.at("predictors").at("evfold").at("precision").at("6+").at("L").at("mean").get<double>());
   EXPECT_NEAR(t.at("n_eff_per_column")[0] * t.at("L")[0], t.at("n_eff")[0], 1e-9 * t.at("n_eff")[0]);
   EXPECT_GT(t.at("n_eff")[0], 1.0);
   EXPECT_EQ(table.at("roles").at("evfold").at("median_top_L").get<double>(), t.at("evfold_L")[0]);

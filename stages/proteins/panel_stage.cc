@@ -43,7 +43,8 @@ nlohmann::json difference(const std::map<std::string, std::vector<double>>& t, c
   std::vector<double> d(a.size());
   for (std::size_t i = 0; i < d.size(); ++i) d[i] = a[i] - b[i];
   nlohmann::json s = {{"of", k.of}, {"minus", k.minus}, {"by", k.by}, {"median", median(d)}};
-  const auto lo = std::min_element(d.begin(), d.end()) - d.begin(), hi = std::max_element(d.begin(), d.end()) - d.begin();
+  const auto lo = std::min_element(d.begin(), d.end()) - d.begin(),
+             hi = std::max_element(d.begin(), d.end()) - d.begin();
   s["smallest"] = {{"pfam", pfam_name(pfam[lo])}, {"d", d[lo]}, {k.by, by[lo]}};
   s["largest"] = {{"pfam", pfam_name(pfam[hi])}, {"d", d[hi]}, {k.by, by[hi]}};
   s["ahead"] = std::count_if(d.begin(), d.end(), [](double v) { return v > 0.0; });
@@ -112,9 +113,13 @@ void run_proteins_panel(Stage& st) {
     if (id.size() != 7 || id.rfind("pf", 0) != 0 || !std::all_of(id.begin() + 2, id.end(), ::isdigit))
       throw StageError("input 'score_" + id + "': expected a family id such as pf00013");
     const double L = fam.at("L").get<double>();
-    std::vector<double> row = {std::stod(id.substr(2)), L, fam.at("sequences").get<double>(),
-                               fam.at("n_eff").get<double>(), fam.at("n_eff").get<double>() / L,
-                               score.at("contacts").get<double>(), score.at("random_precision_6+").get<double>()};
+    std::vector<double> row = {std::stod(id.substr(2)),
+                               L,
+                               fam.at("sequences").get<double>(),
+                               fam.at("n_eff").get<double>(),
+                               fam.at("n_eff").get<double>() / L,
+                               score.at("contacts").get<double>(),
+                               score.at("random_precision_6+").get<double>()};
     for (const auto& [role, predictor] : roles)
       for (const char* k : {"L", "L/2", "L/5"}) row.push_back(precision(score, predictor, k, spath));
     for (std::size_t c = 0; c < columns.size(); ++c) by_column[columns[c]].push_back(row[c]);

@@ -41,7 +41,8 @@ void run_proteins_plm_pad(Stage& st) {
   const LbfgsResult r = fit_pad_plm(L, A, d.fit, pen, lo);
   curves.save(st.output("curves.csv"));
 
-  CouplingFitSummary s = pad_fit_summary(d, pad_plm_mean_loss(L, A, r.x, d.train), pad_plm_mean_loss(L, A, r.x, d.test));
+  CouplingFitSummary s =
+      pad_fit_summary(d, pad_plm_mean_loss(L, A, r.x, d.train), pad_plm_mean_loss(L, A, r.x, d.test));
   s.model = "plm_pad";
   s.form = "full";
   s.description = "full, fields, no weights, the gap a pad";

@@ -25,8 +25,9 @@ void run_proteins_plm(Stage& st) {
   const arma::imat train = nn::to_imat(f.train), test = nn::to_imat(f.test);
   CsvTable curves({"epoch", "train_loss", "test_loss", "lr"});
   lo.on_iteration = [&](int it, double fx, double gnorm) {
-    if (it % 10 == 0) std::fprintf(stderr, "proteins_plm: iteration %d/%d  objective %.6f  |grad| %.3g\n", it,
-                                   lo.max_iterations, fx, gnorm);
+    if (it % 10 == 0)
+      std::fprintf(stderr, "proteins_plm: iteration %d/%d  objective %.6f  |grad| %.3g\n", it, lo.max_iterations, fx,
+                   gnorm);
     curves.row({double(it), fx, std::nan(""), 0.0});
   };
   const auto t0 = std::chrono::steady_clock::now();

@@ -25,7 +25,8 @@ const std::vector<std::string> kOrder = {"factored", "vanilla1", "vanilla3", "pl
 const std::string kCouplingPrefix = "cm_";
 
 bool is_coupling_model(const std::string& predictor) {
-  return predictor.size() > kCouplingPrefix.size() && predictor.compare(0, kCouplingPrefix.size(), kCouplingPrefix) == 0;
+  return predictor.size() > kCouplingPrefix.size() &&
+         predictor.compare(0, kCouplingPrefix.size(), kCouplingPrefix) == 0;
 }
 
 // Every predictor with runs, kOrder first, then the coupling models.
@@ -42,28 +43,28 @@ std::vector<std::string> predictor_order(const Runs& runs) {
 using Pairs = std::vector<std::pair<arma::uword, arma::uword>>;
 
 struct Run {
-  std::string key;  // input key, e.g. "factored_s2"
-  int seed = 0;     // 0: a deterministic predictor
+  std::string key;                          // input key, e.g. "factored_s2"
+  int seed = 0;                             // 0: a deterministic predictor
   std::map<std::string, arma::mat> scores;  // "counted", "layer_<k>"
-  Pairs ranked;     // the counted scores' pairs with |i − j| ≥ 6, best first
+  Pairs ranked;                             // the counted scores' pairs with |i − j| ≥ 6, best first
   nlohmann::json summary;
 };
 
 // "<predictor>_s<seed>" or "<predictor>".
 std::pair<std::string, int> parse_key(const std::string& key) {
   const auto p = key.rfind("_s");
-  if (p != std::string::npos && p + 2 < key.size() &&
-      key.find_first_not_of("0123456789", p + 2) == std::string::npos)
+  if (p != std::string::npos && p + 2 < key.size() && key.find_first_not_of("0123456789", p + 2) == std::string::npos)
     return {key.substr(0, p), std::stoi(key.substr(p + 2))};
   return {key, 0};
 }
 
 struct Top {
   const char* name;
-  int separation;  // minimum |i − j|
-  double fraction; // of L
+  int separation;   // minimum |i − j|
+  double fraction;  // of L
 };
-const Top kTops[] = {{"L", 6, 1.0}, {"L/2", 6, 0.5}, {"L/5", 6, 0.2}, {"L", 24, 1.0}, {"L/2", 24, 0.5}, {"L/5", 24, 0.2}};
+const Top kTops[] = {{"L", 6, 1.0},  {"L/2", 6, 0.5},  {"L/5", 6, 0.2},
+                     {"L", 24, 1.0}, {"L/2", 24, 0.5}, {"L/5", 24, 0.2}};
 
 std::string fixed6(double x) {
   char buf[32];
@@ -106,7 +107,7 @@ struct ScoreConfig {
   // drawn as lines across them.
   std::vector<std::pair<std::string, std::string>> sweep_series;
   std::vector<std::string> sweep_baselines;
-  nlohmann::json aliases = nlohmann::json::object();  // {name: predictor}
+  nlohmann::json aliases = nlohmann::json::object();        // {name: predictor}
   std::vector<std::pair<std::string, std::string>> paired;  // [A, B]: top-L(A) − top-L(B)
 };
 
@@ -152,7 +153,8 @@ Run read_run(const Stage& st, const std::string& key, const std::string& path, c
   r.key = key.substr(0, key.find('/'));
   const auto [predictor, seed] = parse_key(r.key);
   if (std::find(kOrder.begin(), kOrder.end(), predictor) == kOrder.end() && !is_coupling_model(predictor))
-    throw StageError("input '" + key + "': unknown predictor '" + predictor + "' (expected one of factored, "
+    throw StageError("input '" + key + "': unknown predictor '" + predictor +
+                     "' (expected one of factored, "
                      "vanilla1, vanilla3, plm, evfold, psicov, or cm_<name> for a coupling model, with _s<seed> "
                      "for trained models)");
   r.seed = seed;
@@ -183,7 +185,8 @@ Runs read_runs(const Stage& st, const FamilyData& f) {
     Run r = read_run(st, key, path, f);
     runs[parse_key(r.key).first].push_back(std::move(r));
   }
-  for (auto& [p, rs] : runs) std::sort(rs.begin(), rs.end(), [](const Run& a, const Run& b) { return a.seed < b.seed; });
+  for (auto& [p, rs] : runs)
+    std::sort(rs.begin(), rs.end(), [](const Run& a, const Run& b) { return a.seed < b.seed; });
   return runs;
 }
 
@@ -315,9 +318,10 @@ nlohmann::json score_predictors(Stage& st, Runs& runs, const FamilyData& f) {
     pj["scores"] = rs.front().summary.value("scores", "");
     // A coupling model's form, size and fit (the couplings stage's summary).
     if (is_coupling_model(p))
-      for (const char* k : {"description", "form", "heads", "head_dim", "value_rank", "fields", "symmetrise", "weights",
-                            "fit_on", "fit_sequences", "parameters", "lambda_h", "lambda_c", "lambda_w", "lambda", "optimiser",
-                            "test_loss_held_out", "gap", "products", "adamw"})
+      for (const char* k : {"description", "form",     "heads",  "head_dim",      "value_rank",         "fields",
+                            "symmetrise",  "weights",  "fit_on", "fit_sequences", "parameters",         "lambda_h",
+                            "lambda_c",    "lambda_w", "lambda", "optimiser",     "test_loss_held_out", "gap",
+                            "products",    "adamw"})
         if (rs.front().summary.contains(k)) pj[k] = rs.front().summary.at(k);
     predictors[p] = pj;
   }
@@ -338,7 +342,8 @@ void write_sweep(Stage& st, const ScoreConfig& c, Runs& runs, nlohmann::json& pr
       if (p.rfind(prefix, 0) != 0) continue;
       const nlohmann::json& pj = predictors[p];
       if (!pj.contains("heads") || !pj["heads"].is_number() || !pj.contains("parameters"))
-        throw StageError("sweep series '" + series + "': predictor '" + p + "' is not a factored coupling model "
+        throw StageError("sweep series '" + series + "': predictor '" + p +
+                         "' is not a factored coupling model "
                          "(its summary has no heads)");
       const double h = pj["heads"].get<double>(), n = pj["parameters"].get<double>();
       const auto& cell = pj["precision"]["6+"]["L"]["per_run"];
@@ -487,9 +492,10 @@ void paired_differences(const ScoreConfig& c, Runs& runs, const FamilyData& f, n
                          {"standard_error", d.standard_error}};
   }
   if (!c.paired.empty())
-    s["paired_se"] = "the difference of two predictors' top-L precision (|i − j| ≥ 6, each the mean over its fits) "
-                     "and its paired standard error: the delete-one-residue jackknife over the L columns and the "
-                     "seeds' spread, in quadrature";
+    s["paired_se"] =
+        "the difference of two predictors' top-L precision (|i − j| ≥ 6, each the mean over its fits) "
+        "and its paired standard error: the delete-one-residue jackknife over the L columns and the "
+        "seeds' spread, in quadrature";
 }
 
 // Without a structure: the top pairs and a summary of what was ranked.
@@ -511,8 +517,8 @@ void run_proteins_score(Stage& st) {
   if (!f.has_structure)
     for (const std::string key : {"precision.csv", "curves.csv", "map_true.csv"})
       if (st.wants(key))
-        throw StageError("output '" + key + "' needs a structure, and the family (" +
-                         st.input("family/summary.json") + ") has none; ask for top_pairs.csv and summary.json only");
+        throw StageError("output '" + key + "' needs a structure, and the family (" + st.input("family/summary.json") +
+                         ") has none; ask for top_pairs.csv and summary.json only");
   Runs runs = read_runs(st, f);
   write_top_pairs(st, runs, f);
   if (!f.has_structure) return write_unscored_summary(st, runs, f);
@@ -529,10 +535,12 @@ void run_proteins_score(Stage& st) {
   apply_aliases(c, predictors);
   s["predictors"] = predictors;
   paired_differences(c, runs, f, s);
-  s["top"] = "precision of the k highest-scoring pairs of columns with |i − j| ≥ separation (residue numbers), "
-             "k = floor(L), floor(L/2), floor(L/5) with L the number of columns";
-  s["se"] = "sqrt(se_seeds^2 + se_binomial^2): the standard error of the mean over seeds (0 for one run) and "
-            "sqrt(p (1 − p) / k), the sampling error of a precision over k predicted pairs";
+  s["top"] =
+      "precision of the k highest-scoring pairs of columns with |i − j| ≥ separation (residue numbers), "
+      "k = floor(L), floor(L/2), floor(L/5) with L the number of columns";
+  s["se"] =
+      "sqrt(se_seeds^2 + se_binomial^2): the standard error of the mean over seeds (0 for one run) and "
+      "sqrt(p (1 − p) / k), the sampling error of a precision over k predicted pairs";
   st.write_summary(s);
 }
 

@@ -94,8 +94,8 @@ void run_proteins_train(Stage& st) {
   const auto t0 = std::chrono::steady_clock::now();
   train::TrainResult res =
       train::train_mlm(*model, f.train, f.test, stand_in, to, st.seed(), [&](const train::EpochRecord& r) {
-        std::fprintf(stderr, "proteins_train %s: epoch %d/%d  train %.5f  test %.5f  lr %.4g\n", kind.c_str(),
-                     r.epoch, to.epochs, r.train_loss, r.test_loss, r.lr);
+        std::fprintf(stderr, "proteins_train %s: epoch %d/%d  train %.5f  test %.5f  lr %.4g\n", kind.c_str(), r.epoch,
+                     to.epochs, r.train_loss, r.test_loss, r.lr);
       });
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 

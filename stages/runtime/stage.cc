@@ -78,9 +78,8 @@ nlohmann::json toolchain_versions() {
   t["boost"] = BOOST_LIB_VERSION;
   t["hdf5"] = H5_VERS_INFO;
   t["openssl"] = OPENSSL_VERSION_TEXT;
-  t["nlohmann_json"] = std::to_string(NLOHMANN_JSON_VERSION_MAJOR) + "." +
-                       std::to_string(NLOHMANN_JSON_VERSION_MINOR) + "." +
-                       std::to_string(NLOHMANN_JSON_VERSION_PATCH);
+  t["nlohmann_json"] = std::to_string(NLOHMANN_JSON_VERSION_MAJOR) + "." + std::to_string(NLOHMANN_JSON_VERSION_MINOR) +
+                       "." + std::to_string(NLOHMANN_JSON_VERSION_PATCH);
   return t;
 }
 
@@ -173,7 +172,8 @@ static std::map<std::string, std::string> kv_map(const std::vector<std::string>&
     auto kv = split_kv(s, flag);
     auto [it, fresh] = m.insert(kv);
     if (!fresh && it->second != kv.second)
-      throw StageError(one_line(flag + " " + kv.first + ": given twice, with paths " + it->second + " and " + kv.second));
+      throw StageError(
+          one_line(flag + " " + kv.first + ": given twice, with paths " + it->second + " and " + kv.second));
   }
   return m;
 }
@@ -189,8 +189,7 @@ static std::string code_version_from(const std::string& status_file) {
   return "unknown (no GIT_COMMIT in " + status_file + ")";
 }
 
-StageArgs parse_stage_args(const std::string& name, const std::string& description, int argc,
-                           const char* const* argv) {
+StageArgs parse_stage_args(const std::string& name, const std::string& description, int argc, const char* const* argv) {
   CLI::App app{description, name};
   StageArgs a;
   a.target = "//manual:" + name;

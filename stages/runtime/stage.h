@@ -88,8 +88,7 @@ struct StageArgs {
   int threads = 1;
   std::map<std::string, std::string> inputs, outputs;
 };
-StageArgs parse_stage_args(const std::string& name, const std::string& description, int argc,
-                           const char* const* argv);
+StageArgs parse_stage_args(const std::string& name, const std::string& description, int argc, const char* const* argv);
 
 // Main of every stage binary: returns the process exit code (0 success,
 // 1 a StageError, 2 any other exception: a bug).
@@ -103,8 +102,8 @@ nlohmann::json toolchain_versions();
 // same action (when and where it ran, and the commit it was built from);
 // every other field is a function of the action's inputs. Tests that compare
 // records from two runs (local and remote, two CPUs) drop exactly these.
-inline const char* const kVolatileProvenanceFields[] = {"finished_utc", "wall_seconds", "timings",
-                                                        "hardware_threads", "code_version"};
+inline const char* const kVolatileProvenanceFields[] = {"finished_utc", "wall_seconds", "timings", "hardware_threads",
+                                                        "code_version"};
 
 // A path as recorded in provenance: from its "bazel-out/" component on, so
 // that a record does not depend on where the action ran (an execution root,

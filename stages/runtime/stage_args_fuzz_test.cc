@@ -11,16 +11,28 @@
 namespace potts {
 namespace {
 
-const std::vector<std::string> kBase = {"stage",         "--config",     "c.json",
-                                        "--seed",        "42",           "--in",
-                                        "sample/train.h5=/x/train.h5", "--in", "model/summary.json=/x/s.json",
-                                        "--out",         "summary.json=/o/s.json", "--provenance",
-                                        "/o/p.json",     "--status",     "/s/volatile",
-                                        "--target",      "//stages/x:y"};
+const std::vector<std::string> kBase = {"stage",
+                                        "--config",
+                                        "c.json",
+                                        "--seed",
+                                        "42",
+                                        "--in",
+                                        "sample/train.h5=/x/train.h5",
+                                        "--in",
+                                        "model/summary.json=/x/s.json",
+                                        "--out",
+                                        "summary.json=/o/s.json",
+                                        "--provenance",
+                                        "/o/p.json",
+                                        "--status",
+                                        "/s/volatile",
+                                        "--target",
+                                        "//stages/x:y"};
 
-const std::vector<std::string> kTokens = {"--help", "-h", "--seed", "--in", "--out", "--config", "--unknown",
-                                          "-1", "18446744073709551616", "1e3", "0x10", "", "=", "k=", "=p",
-                                          "k==p", "--seed=7", "--in=a=b", "--", "-", "--config=", "\xff"};
+const std::vector<std::string> kTokens = {
+    "--help", "-h",   "--seed",    "--in", "--out", "--config", "--unknown", "-1",       "18446744073709551616",
+    "1e3",    "0x10", "",          "=",    "k=",    "=p",       "k==p",      "--seed=7", "--in=a=b",
+    "--",     "-",    "--config=", "\xff"};
 
 std::vector<std::string> mutate(fuzz::Mutator& mut, std::vector<std::string> a) {
   const int edits = 1 + int(mut.below(3));

@@ -13,8 +13,10 @@ SampleSettings read_sample_settings(Config& cfg) {
   SampleSettings s;
   s.L = cfg.integer("L", 2, 1000);
   s.C = cfg.integer("C", 2, 1000);
-  s.colour_kind = parse_colour_kind(cfg.choice("colour_kind", {"identity", "gaussian", "gram", "identity_plus_gaussian"}));
-  if (s.colour_kind == ColourKind::kIdentityPlusGaussian || cfg.has("u_scale")) s.u_scale = cfg.number("u_scale", 0.0, 100.0);
+  s.colour_kind =
+      parse_colour_kind(cfg.choice("colour_kind", {"identity", "gaussian", "gram", "identity_plus_gaussian"}));
+  if (s.colour_kind == ColourKind::kIdentityPlusGaussian || cfg.has("u_scale"))
+    s.u_scale = cfg.number("u_scale", 0.0, 100.0);
   s.M_train = cfg.integer("M_train", 2, 10000000);
   s.M_test = cfg.integer("M_test", 2, 10000000);
   s.test_every = cfg.integer("test_every", 2, 1000);
@@ -93,8 +95,8 @@ SampleResult generate_sample(const SampleSettings& s, std::uint64_t seed, bool p
   if (s.calibrate && !(std::fabs(r.hamming_train - s.calibration.target) <= s.calibration.tolerance)) {
     std::ostringstream msg;
     msg << "the training set's mean Hamming distance " << r.hamming_train << " at beta=" << r.model.beta
-        << " misses calibration.target_hamming=" << s.calibration.target << " by more than calibration.tolerance="
-        << s.calibration.tolerance;
+        << " misses calibration.target_hamming=" << s.calibration.target
+        << " by more than calibration.tolerance=" << s.calibration.tolerance;
     throw StageError(msg.str());
   }
   return r;
@@ -169,7 +171,8 @@ void run_sample(Stage& st) {
   st.timings()["production_chain_cpu_seconds"] = r.stats.cpu_seconds;
   st.facts()["beta"] = r.model.beta;
   st.facts()["hamming_distance"] = r.hamming_train;
-  for (const auto& w : r.diagnostics.warnings) std::fprintf(stderr, "sample: WARNING: degenerate data: %s\n", w.c_str());
+  for (const auto& w : r.diagnostics.warnings)
+    std::fprintf(stderr, "sample: WARNING: degenerate data: %s\n", w.c_str());
   std::fprintf(stderr, "sample: beta=%.6g, training-set distance %.4f, eps*=%.4f, %.3g site updates per CPU second\n",
                r.model.beta, r.hamming_train, r.optimal_test_loss, r.stats.updates_per_second());
 }

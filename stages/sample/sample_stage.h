@@ -36,7 +36,7 @@ struct SampleSettings {
   bool calibrate = true;
   double beta = 0.0;  // when !calibrate
   CalibrationSettings calibration;
-  int threads = 1;  // for the calibration grid only; results do not depend on it
+  int threads = 1;                 // for the calibration grid only; results do not depend on it
   DiagnosticSettings diagnostics;  // optional section "diagnostics"
 };
 

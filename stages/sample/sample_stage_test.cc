@@ -121,11 +121,20 @@ TEST(Calibration, FindsTargetOnProductionCurveOrFailsClearly) {
   auto grid = [](double b) { return 0.9 - 0.8 * b + 0.03 * std::sin(40 * b); };  // noisy, non-monotone
   auto prod = [](double b) { return 0.8 - 0.8 * b; };                            // offset by -0.1
   int runs = 0;
-  CalibrationResult r = calibrate_beta(s, grid, [&](double b) { ++runs; return prod(b); }, 2);
+  CalibrationResult r = calibrate_beta(
+      s, grid,
+      [&](double b) {
+        ++runs;
+        return prod(b);
+      },
+      2);
   EXPECT_NEAR(r.hamming, 0.3, 0.01);
   EXPECT_NEAR(r.hamming, prod(r.beta), 1e-15);
   EXPECT_LE(runs, 3);
-  std::string e = error_of([&] { calibrate_beta(s, grid, [](double) { return 0.6; }, 1); });
+  std::string e = error_of([&] {
+    calibrate_beta(
+        s, grid, [](double) { return 0.6; }, 1);
+  });
   EXPECT_NE(e.find("calibration.tolerance"), std::string::npos) << e;
   s.beta_grid = {0.9, 1.0};
   e = error_of([&] { calibrate_beta(s, grid, prod, 1); });
@@ -164,8 +173,7 @@ TEST(SampleStage, DeterministicBytesAndIndependentOfThreads) {
   EXPECT_EQ(a, c);
   // Another seed gives other data.
   SampleSettings s = settings_of(j);
-  EXPECT_FALSE(arma::all(arma::vectorise(generate_sample(s, 12, false).train ==
-                                         generate_sample(s, 11, false).train)));
+  EXPECT_FALSE(arma::all(arma::vectorise(generate_sample(s, 12, false).train == generate_sample(s, 11, false).train)));
 }
 
 TEST(SampleStage, FixedBetaSkipsCalibration) {

@@ -48,12 +48,18 @@ std::string data_dir() {
 std::pair<int, std::string> train(const std::string& name, const std::string& precision, double lr0) {
   const std::string dir = tmpdir() + "/" + name, out = dir + "/out";
   fs::create_directories(out);
-  nlohmann::json cfg = {{"model", "factored"},     {"optimiser", "sgd"},
-                        {"epochs", 30},            {"batch_size", 20},
-                        {"lr0", lr0},              {"loss_normalisation", "sum_positions"},
-                        {"masking", "all_positions"}, {"l2", 0},
-                        {"eval_every", 1},         {"init_std_A", 1.0},
-                        {"init_std_V", 1.0},       {"precision", precision}};
+  nlohmann::json cfg = {{"model", "factored"},
+                        {"optimiser", "sgd"},
+                        {"epochs", 30},
+                        {"batch_size", 20},
+                        {"lr0", lr0},
+                        {"loss_normalisation", "sum_positions"},
+                        {"masking", "all_positions"},
+                        {"l2", 0},
+                        {"eval_every", 1},
+                        {"init_std_A", 1.0},
+                        {"init_std_V", 1.0},
+                        {"precision", precision}};
   write_text_atomic(dir + "/config.json", cfg.dump());
   const std::string d = data_dir();
   const std::string cmd = "stages/train/train --config " + dir + "/config.json --seed 1" +

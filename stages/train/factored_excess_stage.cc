@@ -10,8 +10,8 @@ void run_factored_excess(Stage& st) {
   Config& cfg = st.config();
   const double step = cfg.number_open("step", 0.0, 1.0);
   const double tol = cfg.number_open("rank_tolerance", 0.0, 1.0);
-  const SampleData data = read_sample_data(st.input("sample/model.h5"), st.input("sample/train.h5"),
-                                           st.input("sample/test.h5"));
+  const SampleData data =
+      read_sample_data(st.input("sample/model.h5"), st.input("sample/train.h5"), st.input("sample/test.h5"));
   const arma::uword L = data.truth.L(), C = data.truth.C();
   const nn::SequenceSet train = nn::to_sequence_set(data.train, C, st.input("sample/train.h5"));
   // The best restart, as the train merge chose it (lowest training loss).

@@ -80,8 +80,7 @@ TEST(QuickClaims, VanillaAttentionMapsDoNotRecoverJ) {
     const double e = summary(v)["reconstruction_error"];
     EXPECT_GT(e, 0.5) << v;
   }
-  EXPECT_GT(double(summary("vanilla1")["reconstruction_error"]),
-            double(summary("factored")["reconstruction_error"]));
+  EXPECT_GT(double(summary("vanilla1")["reconstruction_error"]), double(summary("factored")["reconstruction_error"]));
 }
 
 }  // namespace

@@ -79,8 +79,8 @@ void run_train_merge(Stage& st) {
       const bool st_r = behind && late[r] < tol, lim_r = behind && !st_r;
       stalled += st_r;
       limited += lim_r;
-      table.row({double(mi), double(seeds[r]), test[r], gap[r], train[r], erec[r], st_r ? 1.0 : 0.0,
-                 lim_r ? 1.0 : 0.0, late[r], strength[r]});
+      table.row({double(mi), double(seeds[r]), test[r], gap[r], train[r], erec[r], st_r ? 1.0 : 0.0, lim_r ? 1.0 : 0.0,
+                 late[r], strength[r]});
     }
     s[m] = {{"runs", seeds.size()},
             {"optimiser", optimiser},

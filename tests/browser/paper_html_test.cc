@@ -27,8 +27,10 @@ std::string tmp() {
 }
 
 std::string chromium(const std::string& flags, const std::string& url) {
-  return run_command("HOME=" + tmp() + " /usr/bin/chromium --headless=new --no-sandbox --disable-gpu --hide-scrollbars "
-             "--no-first-run --user-data-dir=" + tmp() + "/chrome " + flags + " '" + url + "' 2>/dev/null",
+  return run_command("HOME=" + tmp() +
+                         " /usr/bin/chromium --headless=new --no-sandbox --disable-gpu --hide-scrollbars "
+                         "--no-first-run --user-data-dir=" +
+                         tmp() + "/chrome " + flags + " '" + url + "' 2>/dev/null",
                      "is Debian's chromium installed? (tools/bazel installs it)");
 }
 
@@ -57,7 +59,8 @@ const Page& page() {
     if (body == std::string::npos) throw std::runtime_error("results/paper.html has no </body>");
     html.insert(body, "<script>\n" + read_text("tests/browser/check.js") + "</script>\n");
     write_text_atomic(pg.dir + "/paper_check.html", html);
-    const std::string dom = chromium("--virtual-time-budget=30000 --dump-dom", "file://" + pg.dir + "/paper_check.html");
+    const std::string dom =
+        chromium("--virtual-time-budget=30000 --dump-dom", "file://" + pg.dir + "/paper_check.html");
     const std::string open = "<pre id=\"browser-check\">";
     const auto a = dom.rfind(open), b = dom.find("</pre>", a);  // (the script names the tag too)
     if (a == std::string::npos || b == std::string::npos)
@@ -107,8 +110,8 @@ TEST(PaperHtml, TheClaimsTableShowsTheCommittedVerdicts) {
     const std::string id = first.substr(0, first.find('.'));
     // Columns: the two readings for claims 1-3 and 5; claim 4 and P1-P3 in the first.
     const bool single = id[0] == '4' || id[0] == 'P';
-    const std::vector<std::string> readings =
-        single ? std::vector<std::string>{id[0] == '4' ? "gaussian" : "proteins"} : std::vector<std::string>{"h70", "h30"};
+    const std::vector<std::string> readings = single ? std::vector<std::string>{id[0] == '4' ? "gaussian" : "proteins"}
+                                                     : std::vector<std::string>{"h70", "h30"};
     for (std::size_t k = 0; k < readings.size(); ++k) {
       const nlohmann::json& cell = claims.at(readings[k]).at(id);
       const std::string shown = rows[r][k + 1].get<std::string>();

@@ -32,15 +32,23 @@ void body(Stage& st) {
   st.write_summary({{"mean", arma::mean(arma::vectorise(x))}});
 }
 
-int run(const std::string& cfg, const std::string& tag, std::uint64_t seed = 7,
-        std::vector<std::string> extra = {}) {
+int run(const std::string& cfg, const std::string& tag, std::uint64_t seed = 7, std::vector<std::string> extra = {}) {
   std::string s = std::to_string(seed);
-  std::vector<std::string> args = {"toy", "--config", cfg, "--seed", s,
-                                   "--out", "data.h5=" + dir() + "/" + tag + ".h5",
-                                   "--out", "summary.json=" + dir() + "/" + tag + ".json",
-                                   "--provenance", dir() + "/" + tag + ".prov.json",
-                                   "--in", "up/provenance.json=" + dir() + "/up.json",
-                                   "--target", "//tests:toy"};
+  std::vector<std::string> args = {"toy",
+                                   "--config",
+                                   cfg,
+                                   "--seed",
+                                   s,
+                                   "--out",
+                                   "data.h5=" + dir() + "/" + tag + ".h5",
+                                   "--out",
+                                   "summary.json=" + dir() + "/" + tag + ".json",
+                                   "--provenance",
+                                   dir() + "/" + tag + ".prov.json",
+                                   "--in",
+                                   "up/provenance.json=" + dir() + "/up.json",
+                                   "--target",
+                                   "//tests:toy"};
   args.insert(args.end(), extra.begin(), extra.end());
   // argv as main receives it: argc entries and a terminating null pointer
   // (run_stage may execv it to pin the numeric libraries; without the null
@@ -91,10 +99,19 @@ TEST_F(StageRun, ThreadsArgumentSetsThePoolAndIsRecorded) {
     seen = parallel_threads();
     body(st);
   };
-  std::vector<std::string> args = {"toy", "--config", dir() + "/good.json", "--seed", "7",
-                                   "--out", "data.h5=" + dir() + "/t.h5",
-                                   "--out", "summary.json=" + dir() + "/t.json",
-                                   "--provenance", dir() + "/t.prov.json", "--threads", "3"};
+  std::vector<std::string> args = {"toy",
+                                   "--config",
+                                   dir() + "/good.json",
+                                   "--seed",
+                                   "7",
+                                   "--out",
+                                   "data.h5=" + dir() + "/t.h5",
+                                   "--out",
+                                   "summary.json=" + dir() + "/t.json",
+                                   "--provenance",
+                                   dir() + "/t.prov.json",
+                                   "--threads",
+                                   "3"};
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

@@ -39,7 +39,8 @@ std::vector<std::pair<std::string, Env>> environments() {
                {{"OPENBLAS_CORETYPE", "Prescott"}, {"GLIBC_TUNABLES", kNoFma}, {"OPENBLAS_NUM_THREADS", "2"}}});
   if (__builtin_cpu_supports("ssse3")) e.push_back({"Core2", {{"OPENBLAS_CORETYPE", "Core2"}}});
   if (__builtin_cpu_supports("sse4.2")) e.push_back({"Nehalem", {{"OPENBLAS_CORETYPE", "Nehalem"}}});
-  if (__builtin_cpu_supports("avx")) e.push_back({"Sandybridge", {{"OPENBLAS_CORETYPE", "Sandybridge"}, {"GLIBC_TUNABLES", kNoFma}}});
+  if (__builtin_cpu_supports("avx"))
+    e.push_back({"Sandybridge", {{"OPENBLAS_CORETYPE", "Sandybridge"}, {"GLIBC_TUNABLES", kNoFma}}});
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
     e.push_back({"Haswell", {{"OPENBLAS_CORETYPE", "Haswell"}}});
     e.push_back({"Zen", {{"OPENBLAS_CORETYPE", "Zen"}}});
@@ -52,11 +53,13 @@ std::vector<std::pair<std::string, Env>> environments() {
 class ScopedEnv {
  public:
   explicit ScopedEnv(const Env& env) {
-    for (const char* k : {"OPENBLAS_CORETYPE", "GLIBC_TUNABLES", "OPENBLAS_NUM_THREADS", kUnpinnedVariable}) ::unsetenv(k);
+    for (const char* k : {"OPENBLAS_CORETYPE", "GLIBC_TUNABLES", "OPENBLAS_NUM_THREADS", kUnpinnedVariable})
+      ::unsetenv(k);
     for (const auto& [k, v] : env) ::setenv(k.c_str(), v.c_str(), 1);
   }
   ~ScopedEnv() {
-    for (const char* k : {"OPENBLAS_CORETYPE", "GLIBC_TUNABLES", "OPENBLAS_NUM_THREADS", kUnpinnedVariable}) ::unsetenv(k);
+    for (const char* k : {"OPENBLAS_CORETYPE", "GLIBC_TUNABLES", "OPENBLAS_NUM_THREADS", kUnpinnedVariable})
+      ::unsetenv(k);
   }
 };
 
@@ -105,12 +108,21 @@ TEST(CrossCpu, QuickStagesMatchTheCommittedHashes) {
 
 // One stage of every kind (its binary), the cheap ones of each sweep.
 const std::vector<std::string>& stage_kinds() {
-  static const std::vector<std::string> stages = {
-      "stages/sample/quick",           "stages/train/quick_factored",     "stages/train/quick_vanilla1",
-      "stages/train/quick_vanilla3",   "stages/perturb/quick_a0.2_s1",    "stages/perturb/quick",
-      "stages/gaussian_sim/quick_model", "stages/gaussian_sim/quick_chunk_0", "stages/gaussian_sim/quick",
-      "stages/replica/quick",          "stages/potts_alpha/quick_plan",   "stages/potts_alpha/quick_chunk_0",
-      "stages/potts_alpha/quick",      "stages/diversity/quick_fit_gaussian_60", "stages/diversity/quick"};
+  static const std::vector<std::string> stages = {"stages/sample/quick",
+                                                  "stages/train/quick_factored",
+                                                  "stages/train/quick_vanilla1",
+                                                  "stages/train/quick_vanilla3",
+                                                  "stages/perturb/quick_a0.2_s1",
+                                                  "stages/perturb/quick",
+                                                  "stages/gaussian_sim/quick_model",
+                                                  "stages/gaussian_sim/quick_chunk_0",
+                                                  "stages/gaussian_sim/quick",
+                                                  "stages/replica/quick",
+                                                  "stages/potts_alpha/quick_plan",
+                                                  "stages/potts_alpha/quick_chunk_0",
+                                                  "stages/potts_alpha/quick",
+                                                  "stages/diversity/quick_fit_gaussian_60",
+                                                  "stages/diversity/quick"};
   return stages;
 }
 

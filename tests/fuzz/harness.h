@@ -27,7 +27,8 @@ inline void unpinned_numerics() { ::setenv(kUnpinnedVariable, "1", 1); }
 
 // Scratch space, in memory where possible (many small files per case).
 inline std::string scratch_dir(const std::string& name) {
-  std::string base = fs::exists("/dev/shm") ? "/dev/shm" : (std::getenv("TEST_TMPDIR") ? std::getenv("TEST_TMPDIR") : "/tmp");
+  std::string base =
+      fs::exists("/dev/shm") ? "/dev/shm" : (std::getenv("TEST_TMPDIR") ? std::getenv("TEST_TMPDIR") : "/tmp");
   const std::string d = base + "/potts_fuzz_" + std::to_string(::getpid()) + "_" + name;
   fs::create_directories(d);
   return d;

@@ -29,8 +29,10 @@ using File = std::map<std::string, Dataset>;
 void save(const std::string& path, const File& f) {
   H5Writer w;
   for (const auto& [name, ds] : f) {
-    if (ds.integer) w.imatrix(name, ds.i);
-    else w.matrix(name, ds.d);
+    if (ds.integer)
+      w.imatrix(name, ds.i);
+    else
+      w.matrix(name, ds.d);
   }
   w.save(path);
 }
@@ -52,13 +54,17 @@ void mutate(Mutator& mut, std::vector<File*> files) {
     case 1: {  // another shape
       const arma::uword r = mut.chance(0.3) ? mut.below(3) : rows + mut.below(3) - 1,
                         c = mut.chance(0.3) ? mut.below(3) : cols + mut.below(3) - 1;
-      if (ds.integer) ds.i.resize(std::min<arma::uword>(r, 400), std::min<arma::uword>(c, 400));
-      else ds.d.resize(std::min<arma::uword>(r, 400), std::min<arma::uword>(c, 400));
+      if (ds.integer)
+        ds.i.resize(std::min<arma::uword>(r, 400), std::min<arma::uword>(c, 400));
+      else
+        ds.d.resize(std::min<arma::uword>(r, 400), std::min<arma::uword>(c, 400));
       return;
     }
     case 2:  // the other element type
-      if (ds.integer) ds.d = arma::conv_to<arma::mat>::from(ds.i);
-      else ds.i = arma::conv_to<arma::imat>::from(ds.d);
+      if (ds.integer)
+        ds.d = arma::conv_to<arma::mat>::from(ds.i);
+      else
+        ds.i = arma::conv_to<arma::imat>::from(ds.d);
       ds.integer = !ds.integer;
       return;
     default: {  // nasty values in a few places
@@ -66,8 +72,10 @@ void mutate(Mutator& mut, std::vector<File*> files) {
       for (int k = 0; k < n && rows * cols > 0; ++k) {
         const arma::uword at = mut.below(rows * cols);
         const double v = kNasty[mut.below(kNasty.size())];
-        if (ds.integer) ds.i(at) = std::isfinite(v) && std::fabs(v) < 9e18 ? arma::sword(v) : arma::sword(1) << 62;
-        else ds.d(at) = v;
+        if (ds.integer)
+          ds.i(at) = std::isfinite(v) && std::fabs(v) < 9e18 ? arma::sword(v) : arma::sword(1) << 62;
+        else
+          ds.d(at) = v;
       }
     }
   }

@@ -24,8 +24,8 @@ void fuzz_merge(const std::string& corpus, const std::string& stage, MainFn main
   ASSERT_FALSE(files.empty()) << dir;
   const std::string config = read_file(dir + "/config.json");
   const std::string work = scratch_dir(corpus);
-  std::vector<std::string> args = {stage, "--config", work + "/config.json", "--seed", "1",
-                                   "--provenance", work + "/out/provenance.json"};
+  std::vector<std::string> args = {stage, "--config",     work + "/config.json",        "--seed",
+                                   "1",   "--provenance", work + "/out/provenance.json"};
   for (const auto& [key, text] : files) {
     write_file(work + "/in/" + key, text);
     args.push_back("--in");
@@ -70,7 +70,9 @@ TEST(MergeFuzz, Perturb) {
   fuzz_merge("merge_perturb", "perturb_merge", fuzz_main_perturb_merge,
              {"perturb.csv", "perturb_summary.csv", "curves.csv", "summary.json"}, 51);
 }
-TEST(MergeFuzz, Train) { fuzz_merge("merge_train", "train_merge", fuzz_main_train_merge, {"seeds.csv", "summary.json"}, 52); }
+TEST(MergeFuzz, Train) {
+  fuzz_merge("merge_train", "train_merge", fuzz_main_train_merge, {"seeds.csv", "summary.json"}, 52);
+}
 TEST(MergeFuzz, PottsAlpha) {
   fuzz_merge("merge_potts_alpha", "potts_alpha_merge", fuzz_main_potts_alpha_merge,
              {"potts_alpha.csv", "realisations.csv", "summary.json"}, 53);

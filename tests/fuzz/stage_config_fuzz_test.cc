@@ -11,16 +11,18 @@
 #include "stages/sample/sample_stage.h"
 #include "tests/fuzz/harness.h"
 
+// clang-format does not settle on this list.
+// clang-format off
 #define STAGE_MAINS(X)                                                                                       \
   X(train) X(train_merge) X(perturb) X(perturb_merge) X(gaussian_model) X(gaussian_simulate) X(gaussian_merge) \
   X(replica) X(potts_alpha_plan) X(potts_alpha_fit) X(potts_alpha_merge) X(diversity_fit) X(diversity_merge)   \
   X(claims) X(figures)
+// clang-format on
 #define DECLARE(s) int fuzz_main_##s(int, char**);
 STAGE_MAINS(DECLARE)
 
 namespace potts::fuzz {
 namespace {
-
 
 void fuzz_stage(const std::string& stage, const std::string& corpus, MainFn main_fn, std::uint64_t seed) {
   unpinned_numerics();
@@ -28,8 +30,8 @@ void fuzz_stage(const std::string& stage, const std::string& corpus, MainFn main
   const std::string config = read_file(dir + "/config.json");
   ASSERT_FALSE(config.empty()) << dir;
   const std::string work = scratch_dir(corpus);
-  std::vector<std::string> args = {stage, "--config", work + "/config.json", "--seed", "1",
-                                   "--provenance", work + "/provenance.json"};
+  std::vector<std::string> args = {stage, "--config",     work + "/config.json",    "--seed",
+                                   "1",   "--provenance", work + "/provenance.json"};
   for (const auto& [key, text] : input_files(dir)) {
     write_file(work + "/inputs/" + key, text);
     args.push_back("--in");

@@ -39,8 +39,7 @@ struct Outcome {
 // Runs argv in a child with extra environment and, if fsize >= 0, a limit
 // on the size of any file it writes (RLIMIT_FSIZE: a "full disk" that works
 // as root too); stderr is captured through a pipe (not subject to the limit).
-Outcome run(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env = {},
-            long fsize = -1) {
+Outcome run(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env = {}, long fsize = -1) {
   int fds[2];
   if (::pipe(fds) != 0) throw StageError("pipe failed");
   const pid_t pid = ::fork();
@@ -230,8 +229,8 @@ TEST(StageFaults, UnwritableOutputNamesIt) {
   write_text_atomic(file, "x");
   fs::create_directories(dir);
   Outcome r = run({kStage, "--config", "tests/paper/configs/sweep.json", "--seed", "1", "--out",
-               "sweep.csv=" + file + "/sweep.csv", "--out", "summary.json=" + dir + "/summary.json", "--provenance",
-               dir + "/provenance.json"});
+                   "sweep.csv=" + file + "/sweep.csv", "--out", "summary.json=" + dir + "/summary.json", "--provenance",
+                   dir + "/provenance.json"});
   EXPECT_EQ(r.code(), 1) << r.err;
   EXPECT_NE(r.err.find("fixture: error: " + file + "/sweep.csv: cannot open for writing"), std::string::npos) << r.err;
   EXPECT_TRUE(fs::is_empty(dir)) << "no output, no record";
@@ -241,10 +240,10 @@ TEST(StageFaults, FullDiskNamesTheOutputAndLeavesNothing) {
   const std::string dir = tmpdir() + "/stage_full";
   fs::create_directories(dir);
   // sweep.csv has 13 lines, well above 64 bytes.
-  Outcome r = run({kStage, "--config", "tests/paper/configs/sweep.json", "--seed", "1", "--out",
-               "sweep.csv=" + dir + "/sweep.csv", "--out", "summary.json=" + dir + "/summary.json", "--provenance",
-               dir + "/provenance.json"},
-              {}, 64);
+  Outcome r = run(
+      {kStage, "--config", "tests/paper/configs/sweep.json", "--seed", "1", "--out", "sweep.csv=" + dir + "/sweep.csv",
+       "--out", "summary.json=" + dir + "/summary.json", "--provenance", dir + "/provenance.json"},
+      {}, 64);
   EXPECT_EQ(r.code(), 1) << r.err;
   EXPECT_NE(r.err.find("fixture: error: " + dir + "/sweep.csv: write failed"), std::string::npos) << r.err;
   EXPECT_TRUE(fs::is_empty(dir)) << "no output, no temporary, no record";

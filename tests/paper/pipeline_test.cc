@@ -103,9 +103,8 @@ TEST(Pipeline, YMinusSubtractsAColumnRowByRow) {
 }
 
 TEST(Pipeline, YMinusMissingColumnIsAClearError) {
-  const std::string err = failing_rerun("fx_curves", "bad_y_minus", [](nlohmann::json& cfg) {
-    cfg["series"]["1"]["y_minus"] = "optimal_test_los";
-  });
+  const std::string err = failing_rerun(
+      "fx_curves", "bad_y_minus", [](nlohmann::json& cfg) { cfg["series"]["1"]["y_minus"] = "optimal_test_los"; });
   EXPECT_NE(err.find("curves.csv: no column 'optimal_test_los'"), std::string::npos) << err;
 }
 
@@ -124,19 +123,18 @@ TEST(Pipeline, SeriesTitleFillsPlaceholders) {
 }
 
 TEST(Pipeline, SeriesTitlePlaceholderThatNamesNothingIsAnErrorNamingTheSeries) {
-  const std::string err = failing_rerun("fx_sweep", "bad_title", [](nlohmann::json& cfg) {
-    cfg["series"]["1"]["title"] = "{{sweep0.no_such_field}}";
-  });
+  const std::string err = failing_rerun(
+      "fx_sweep", "bad_title", [](nlohmann::json& cfg) { cfg["series"]["1"]["title"] = "{{sweep0.no_such_field}}"; });
   EXPECT_NE(err.find("series '1' title"), std::string::npos) << err;
   EXPECT_NE(err.find("no_such_field"), std::string::npos) << err;
 }
 
 TEST(Pipeline, ArrayPlaceholderThatNamesNoArrayIsAnError) {
   int k = 0;
-  for (const auto& [caption, message] : std::vector<std::pair<std::string, std::string>>{
-           {"{{sweep0.points:list}}", "':list' needs an array, found 4"},
-           {"{{sweep0.seed:count}}", "sweep0/summary.json has no 'seed'"},
-           {"{{nostage.seeds:count}}", "no stage 'nostage'"}}) {
+  for (const auto& [caption, message] :
+       std::vector<std::pair<std::string, std::string>>{{"{{sweep0.points:list}}", "':list' needs an array, found 4"},
+                                                        {"{{sweep0.seed:count}}", "sweep0/summary.json has no 'seed'"},
+                                                        {"{{nostage.seeds:count}}", "no stage 'nostage'"}}) {
     const std::string err = failing_rerun("fx_sweep", "bad_array_" + std::to_string(k++),
                                           [&](nlohmann::json& cfg) { cfg["caption"] = caption; });
     EXPECT_NE(err.find(message), std::string::npos) << caption << ": " << err;

@@ -90,7 +90,8 @@ TEST(Stale, EditedConfigNamesExactlyTheResultsDownstream) {
   EXPECT_TRUE(testing_util::any_contains(r.stale, "figures/fx_curves.png: stale: upstream " + P + "fx_train_good",
                                          "config tests/paper/configs/train_good.json changed"))
       << joined(r.stale);
-  EXPECT_TRUE(testing_util::any_contains(r.stale, "tests/paper/fx_train_good/curves.csv: stale: " + P + "fx_train_good: config"))
+  EXPECT_TRUE(testing_util::any_contains(r.stale,
+                                         "tests/paper/fx_train_good/curves.csv: stale: " + P + "fx_train_good: config"))
       << joined(r.stale);
 }
 

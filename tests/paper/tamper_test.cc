@@ -56,7 +56,9 @@ TEST(Tamper, OneByteOfAFileOfEveryKindFailsNamingIt) {
   for (const auto& [rel, m] : manifest["files"].items()) {
     std::string kind = rel.substr(rel.rfind('.') + 1);
     if (kind == "json")
-      kind = rel.rfind("provenance/", 0) == 0 ? "json (record)" : rel.rfind("figures/", 0) == 0 ? "json (figure)" : "json";
+      kind = rel.rfind("provenance/", 0) == 0 ? "json (record)"
+             : rel.rfind("figures/", 0) == 0  ? "json (figure)"
+                                              : "json";
     chosen.emplace(kind, rel);
   }
   for (const std::string k : {"png", "pdf", "dat", "json", "json (record)", "json (figure)", "csv", "h5", "md"})

@@ -48,7 +48,7 @@ inline Problem make_problem() {
   p.x0 = coupling_initial_point(p.spec, init, p.sequences, arma::vec(M, arma::fill::ones), seed, 0);
   BatchStream stream(M, batch, seed);
   for (int t = 0; t < p.steps; ++t) p.batches.push_back(stream.next());
-  p.options.lr = 5e-3;  // the observation's learning rate
+  p.options.lr = 5e-3;            // the observation's learning rate
   p.options.weight_decay = 1e-2;  // PyTorch's default, so that the decay is exercised
   return p;
 }

@@ -52,23 +52,16 @@ void expect(const std::string& name, bool caught, const std::string& report) {
   const Run r = run_planted(name);
   if (caught) {
     EXPECT_FALSE(r.exited_zero) << name << " exited 0 under the sanitizer; stderr:\n" << r.err;
-    EXPECT_NE(r.err.find(report), std::string::npos)
-        << name << ": no \"" << report << "\" in its stderr:\n" << r.err;
+    EXPECT_NE(r.err.find(report), std::string::npos) << name << ": no \"" << report << "\" in its stderr:\n" << r.err;
   } else {
     EXPECT_TRUE(r.exited_zero) << name << " failed without the sanitizer; stderr:\n" << r.err;
   }
 }
 
-TEST(PlantedDefects, HeapOverflow) {
-  expect("heap_overflow", kAddress, "heap-buffer-overflow");
-}
+TEST(PlantedDefects, HeapOverflow) { expect("heap_overflow", kAddress, "heap-buffer-overflow"); }
 
-TEST(PlantedDefects, Leak) {
-  expect("leak", kAddress, "detected memory leaks");
-}
+TEST(PlantedDefects, Leak) { expect("leak", kAddress, "detected memory leaks"); }
 
-TEST(PlantedDefects, SignedOverflow) {
-  expect("signed_overflow", kUndefined, "signed integer overflow");
-}
+TEST(PlantedDefects, SignedOverflow) { expect("signed_overflow", kUndefined, "signed integer overflow"); }
 
 }  // namespace

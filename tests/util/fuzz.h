@@ -72,9 +72,34 @@ inline std::vector<nlohmann::json> nasty_values() {
 
 // Text fragments inserted by byte-level mutations.
 inline std::vector<std::string> nasty_tokens() {
-  return {"NaN", "nan", "-nan", "inf", "-inf", "Infinity", "1e999", "-1e999", "1e-999", "18446744073709551616",
-          "-9223372036854775809", "0x10", "\"", ",", "{", "}", "[", "]", ":", "\n", "\r\n", std::string(1, '\0'), "\xff\xfe",
-          ",,", "null", "true", "-", "."};
+  return {"NaN",
+          "nan",
+          "-nan",
+          "inf",
+          "-inf",
+          "Infinity",
+          "1e999",
+          "-1e999",
+          "1e-999",
+          "18446744073709551616",
+          "-9223372036854775809",
+          "0x10",
+          "\"",
+          ",",
+          "{",
+          "}",
+          "[",
+          "]",
+          ":",
+          "\n",
+          "\r\n",
+          std::string(1, '\0'),
+          "\xff\xfe",
+          ",,",
+          "null",
+          "true",
+          "-",
+          "."};
 }
 
 class Mutator {
@@ -149,22 +174,29 @@ class Mutator {
       case 2:
         if (!p.empty()) {
           nlohmann::json& parent = j[p.parent_pointer()];
-          if (parent.is_object()) parent.erase(p.back());
-          else if (parent.is_array() && !parent.empty()) parent.erase(parent.size() - 1);
+          if (parent.is_object())
+            parent.erase(p.back());
+          else if (parent.is_array() && !parent.empty())
+            parent.erase(parent.size() - 1);
         }
         break;
       case 3:
-        if (v.is_object()) v["unknown_key_" + std::to_string(below(3))] = 1;
-        else if (v.is_array()) v.push_back(nasty[below(nasty.size())]);
+        if (v.is_object())
+          v["unknown_key_" + std::to_string(below(3))] = 1;
+        else if (v.is_array())
+          v.push_back(nasty[below(nasty.size())]);
         break;
       case 4:
         if (v.is_array() || v.is_object()) v.clear();
         break;
       default:
         // Wraps around at the int64 limits (unsigned arithmetic: no overflow).
-        if (v.is_number_integer()) v = std::int64_t(std::uint64_t(v.get<std::int64_t>()) + below(5) - 2);
-        else if (v.is_number()) v = v.get<double>() * (chance(0.5) ? -1.0 : 1e6);
-        else if (v.is_array() && !v.empty()) v.push_back(v[0]);
+        if (v.is_number_integer())
+          v = std::int64_t(std::uint64_t(v.get<std::int64_t>()) + below(5) - 2);
+        else if (v.is_number())
+          v = v.get<double>() * (chance(0.5) ? -1.0 : 1e6);
+        else if (v.is_array() && !v.empty())
+          v.push_back(v[0]);
     }
   }
 
@@ -213,13 +245,13 @@ struct Tally {
   }
 
   void finding(const std::string& what, const std::string& input) {
-    if (findings.size() < 5) findings.push_back(what + "\n  input: " + input.substr(0, 400));
-    else findings.emplace_back();
+    if (findings.size() < 5)
+      findings.push_back(what + "\n  input: " + input.substr(0, 400));
+    else
+      findings.emplace_back();
   }
 
-  double seconds() const {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  }
+  double seconds() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); }
 
   // One line on stdout for the test log.
   std::string summary() const {
