@@ -28,8 +28,7 @@ int main(int argc, char** argv) {
   app.add_flag("--require-code", require_code, "a stage without a code fingerprint is stale, not a note");
   if (const int rc = potts::parse_arguments(app, argc, argv); rc >= 0) return rc;
   if (dir.empty()) {
-    const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
-    dir = ws ? std::string(ws) + "/results" : "results";
+    dir = potts::results_dir();
   }
   try {
     auto problems = potts::provenance::audit_results(dir);

@@ -2,9 +2,21 @@
 // 0; a bad argument prints what is wrong, with a pointer to --help, and
 // exits 2.
 #pragma once
+#include <cstdlib>
+#include <string>
+
 #include <CLI/CLI.hpp>
 
 namespace potts {
+
+// The source tree's results/ when run by `bazel run` (which sets
+// BUILD_WORKSPACE_DIRECTORY), else "results" (a test's runfiles); "" with
+// `required` and no workspace.
+inline std::string results_dir(bool required = false) {
+  const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
+  if (ws) return std::string(ws) + "/results";
+  return required ? "" : "results";
+}
 
 // Parses argv into app: the exit code if the tool should stop now (0 after
 // --help, 2 after a bad argument), -1 if it should go on.

@@ -26,12 +26,11 @@ int main(int argc, char** argv) {
   app.add_option("--dest", dest, "the destination (default: results/ of the workspace under bazel run)");
   if (const int rc = potts::parse_arguments(app, argc, argv); rc >= 0) return rc;
   if (dest.empty()) {
-    const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
-    if (!ws) {
+    dest = potts::results_dir(true);
+    if (dest.empty()) {
       std::cerr << "collect: no --dest and no BUILD_WORKSPACE_DIRECTORY: run it as `tools/bazel run //paper:all`\n";
       return 2;
     }
-    dest = std::string(ws) + "/results";
   }
   try {
     // The index also lists each stage's config, tool and source files: the

@@ -9,6 +9,7 @@
 #include <map>
 
 #include "lib/provenance/schedule.h"
+#include "paper/cli.h"
 
 int main(int argc, char** argv) {
   std::string dir;
@@ -19,10 +20,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (argc > 1) dir = argv[1];
-  if (dir.empty()) {
-    const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
-    dir = ws ? std::string(ws) + "/results" : "results";
-  }
+  if (dir.empty()) dir = potts::results_dir();
   try {
     using namespace potts::provenance;
     const auto actions = actions_from_records(dir + "/provenance");

@@ -22,8 +22,7 @@ int main(int argc, char** argv) {
   app.add_option("--fingerprints", fingerprints, "the stage fingerprints to judge staleness by");
   app.add_option("--root", root, "where the files the fingerprints name are")->capture_default_str();
   if (const int rc = potts::parse_arguments(app, argc, argv); rc >= 0) return rc;
-  const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
-  if (dir.empty()) dir = ws ? std::string(ws) + "/results" : "results";
+  if (dir.empty()) dir = potts::results_dir();
   // Relative paths are the user's, from where they ran `bazel run`.
   const char* cwd = std::getenv("BUILD_WORKING_DIRECTORY");
   if (cwd && file[0] != '/') file = std::string(cwd) + "/" + file;
