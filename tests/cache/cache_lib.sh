@@ -31,7 +31,7 @@ copy_workspace() {
   local dest=$1 salt config
   mkdir -p "$dest"
   cp -R "$root/WORKSPACE" "$root/BUILD" "$root/.bazelrc" "$root/lib" "$root/stages" \
-    "$root/third_party" "$root/tools" "$root/paper" "$dest/"
+    "$root/third_party" "$root/tools" "$root/paper" "$root/proteins" "$dest/"
   salt="cache test $(date +%s%N) $$"
   for config in "$dest/stages/sample/configs/quick.json" "$dest/stages/train/configs/quick_factored.json"; do
     grep -q '^  "_comment": "' "$config" || fail "$config: no top-level \"_comment\" to tag"

@@ -21,7 +21,7 @@ root=$(nested_workspace_root) || fail "the nested build's workspace (above)"
 src="$work/src"
 mkdir -p "$src"
 cp -R "$root/WORKSPACE" "$root/BUILD" "$root/.bazelrc" "$root/lib" "$root/stages" "$root/third_party" \
-  "$root/tools" "$root/paper" "$root/tests" "$root/results" "$src/"
+  "$root/tools" "$root/paper" "$root/tests" "$root/results" "$root/proteins" "$src/"
 cleanup() {
   chmod -R u+w "$work/ob" 2>/dev/null || true
   rm -rf "$work/ob"

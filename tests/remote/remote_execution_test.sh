@@ -46,7 +46,7 @@ mkdir -p "$src" "$work/home" "$work/user_root"
 # What the quick DAG needs, and results/ to check that it is left alone (no
 # bazel-* symlinks, no user.bazelrc).
 cp -R "$root/WORKSPACE" "$root/BUILD" "$root/.bazelrc" "$root/lib" "$root/stages" \
-  "$root/third_party" "$root/tools" "$root/paper" "$root/results" "$src/"
+  "$root/third_party" "$root/tools" "$root/paper" "$root/results" "$root/proteins" "$src/"
 worker="$src/tools/reapi-worker"
 # shellcheck source=tests/util/nested_bazel.sh
 source "$runfiles/tests/util/nested_bazel.sh"
