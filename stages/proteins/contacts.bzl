@@ -123,6 +123,19 @@ def contact_family(name, options, msa, structure = None):
     contact_report(name, ":" + name, runs, chosen, options, structure != None,
                    steps = [name] + ([name + "_msa"] if options["format"] != "aln" else []))
 
+def _report_figure(name, kind, script, config):
+    """The figure <name>_<kind> of the score stage's outputs, drawn by
+    //stages/figures:scripts/<script>.gp with `config` (a Starlark value);
+    returns its label."""
+    json_file(name = "%s_%s_config" % (name, kind), content = json.encode(config))
+    figure(
+        name = "%s_%s" % (name, kind),
+        config = ":%s_%s_config" % (name, kind),
+        script = "//stages/figures:scripts/%s.gp" % script,
+        inputs = {":%s_score" % name: "proteins"},
+    )
+    return ":%s_%s" % (name, kind)
+
 def contact_report(name, family, runs, chosen, options, has_structure, steps = []):
     """Scores, figures and exported files of the fits `runs` ({label: key})
     of the predictors `chosen`; what the subset cannot make is skipped and
@@ -150,7 +163,7 @@ def contact_report(name, family, runs, chosen, options, has_structure, steps = [
         outs = outs + ["summary.json"],
     )
     if has_structure:
-        json_file(name = name + "_precision_config", content = json.encode({
+        targets.append(_report_figure(name, "precision", "contacts_precision", {
             "figure": "xy",
             "caption": "Precision of the k highest-scoring pairs with ∣i − j∣ ≥ 6 against k, per predictor (trained models: mean over seeds); k = L = {{proteins.L}} dotted. {{proteins.provenance.target}}",
             "series": {
@@ -167,20 +180,13 @@ def contact_report(name, family, runs, chosen, options, has_structure, steps = [
             "size_inches": [5.0, 4.2],
             "hline": {"key": "proteins", "field": "L"},
         }))
-        figure(
-            name = name + "_precision",
-            config = ":%s_precision_config" % name,
-            script = "//stages/figures:scripts/contacts_precision.gp",
-            inputs = {":%s_score" % name: "proteins"},
-        )
-        targets.append(":%s_precision" % name)
     if maps:
         series = [("true", "contact")] + [
             ("%s_%s" % (p, kind), "%s: %s" % (label, "correct" if kind == "hits" else "incorrect"))
             for p, label in [("factored", "factored attention"), ("plm", "PLM")]
             for kind in ["hits", "misses"]
         ]
-        json_file(name = name + "_contacts_config", content = json.encode({
+        targets.append(_report_figure(name, "contacts", "proteins_contacts", {
             "figure": "xy",
             "caption": "The structure's contacts (Cβ < 8 Å, ∣i − j∣ ≥ 6) in grey; the top L = {{proteins.L}} pairs of factored attention (above the diagonal, seed {{proteins.map_seed}}) and of the PLM (below), each correct or incorrect. {{proteins.provenance.target}}",
             "series": {
@@ -189,13 +195,6 @@ def contact_report(name, family, runs, chosen, options, has_structure, steps = [
             },
             "size_inches": [5.0, 5.6],
         }))
-        figure(
-            name = name + "_contacts",
-            config = ":%s_contacts_config" % name,
-            script = "//stages/figures:scripts/proteins_contacts.gp",
-            inputs = {":%s_score" % name: "proteins"},
-        )
-        targets.append(":%s_contacts" % name)
     elif has_structure:
         notes.append("the contact map draws factored attention against the PLM: give both (--models factored,plm,...) to draw it")
     json_file(name = name + "_export_config", content = json.encode({
