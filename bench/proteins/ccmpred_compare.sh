@@ -9,11 +9,20 @@
 # Reports CPU (user + system), wall time, objective evaluations (the PLM) or
 # iterations (CCMpred) and peak resident memory as min / median / max, the
 # ratio of the medians, and for Ras the top-L, L/2 and L/5 precision of both,
-# scored by the project's own code against the same contacts.
+# scored by the project's own code against the same contacts, and the share
+# of top-L pairs the two programs agree on. --threads LIST (default 1) runs
+# each family at each thread count K of the comma-separated LIST ("all": this
+# machine's cores): both programs pinned to cores CORE..CORE+K-1, the PLM with
+# --threads K and CCMpred with -t K (//bench/proteins:contacts_compare runs
+# --threads 1,all).
 #   tools/bazel run //bench/proteins:ccmpred_compare [-- --rounds N] [--json FILE] [--doc FILE]
-#       [--couplings PATH] [--ccmpred-sources DIR]
+#       [--couplings PATH] [--ccmpred-sources DIR] [--threads LIST] [--marker NAME] [--families LIST]
+#       [--no-peer]
+# --families LIST: some of ras799,ras999,atz (default all three). --no-peer
+# runs the PLM alone, up to where CCMpred would run (the smoke test).
 # --doc FILE replaces the table between the markers "<!-- ccmpred_compare:
-# begin -->" and "<!-- ccmpred_compare: end -->" of FILE (docs/performance.md).
+# begin -->" and "<!-- ccmpred_compare: end -->" of FILE (docs/performance.md);
+# --marker NAME uses "<!-- NAME: begin -->" and "<!-- NAME: end -->" instead.
 # --couplings PATH times another build of the couplings stage, e.g. one with
 # its kernels pinned to AVX2: tools/bazel build //bench/proteins:couplings_avx2,
 # then --couplings bazel-bin/bench/proteins/couplings_avx2.
@@ -30,6 +39,10 @@ doc=""
 core=0
 couplings=""
 sources=""
+threads_list=1
+marker=ccmpred_compare
+families_list=ras799,ras999,atz
+no_peer=0
 die() { echo "ccmpred_compare: $*" >&2; exit 1; }
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -39,7 +52,11 @@ while [[ $# -gt 0 ]]; do
     --core) core=$2; shift 2 ;;
     --couplings) couplings=$2; shift 2 ;;
     --ccmpred-sources) sources=$2; shift 2 ;;
-    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --threads) threads_list=$2; shift 2 ;;
+    --families) families_list=$2; shift 2 ;;
+    --no-peer) no_peer=1; shift ;;
+    --marker) [[ ${2:-} =~ ^[a-z_]+$ ]] || die "--marker: expected a name of lower-case letters and '_'"; marker=$2; shift 2 ;;
+    -h|--help) sed -n '2,39p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (--help)" ;;
   esac
 done
@@ -49,6 +66,14 @@ here=${BUILD_WORKING_DIRECTORY:-$PWD}
 [[ -z $doc || -f $doc ]] || die "--doc $doc: no such file"
 command -v taskset >/dev/null || die "taskset (util-linux) not found"
 [[ -x /usr/bin/time ]] || die "/usr/bin/time not found (Debian's package 'time')"
+[[ $core =~ ^[0-9]+$ ]] || die "--core: expected a core number"
+thread_counts=()
+for k in ${threads_list//,/ }; do
+  [[ $k == all ]] && k=$(nproc)
+  [[ $k =~ ^[1-9][0-9]*$ ]] || die "--threads $threads_list: expected positive whole numbers or 'all', comma-separated"
+  ((core + k <= $(nproc))) || die "--threads: $k threads from core $core need $((core + k)) cores; this machine has $(nproc)"
+  [[ " ${thread_counts[*]-} " == *" $k "* ]] || thread_counts+=("$k")
+done
 
 runfiles="${RUNFILES_DIR:-$0.runfiles}/potts_attention"
 stages="$runfiles/stages/proteins"
@@ -66,8 +91,15 @@ for f in train.h5 test.h5 train.aln columns.csv contacts.csv summary.json; do
   [[ -f $ras/$f ]] || die "$ras/$f missing (the prepare stage's output)"
 done
 
+for f in ${families_list//,/ }; do
+  [[ $f =~ ^(ras799|ras999|atz)$ ]] || die "--families $families_list: expected some of ras799,ras999,atz"
+done
+wanted() { [[ ",$families_list," == *",$1,"* ]]; }
 ccm_desc="CCMpred from CCMPRED=${CCMPRED:-}"
-if [[ -z ${CCMPRED:-} ]]; then
+if ((no_peer)); then
+  ccm_desc="no CCMpred (--no-peer)"
+  CCMPRED=/bin/true
+elif [[ -z ${CCMPRED:-} ]]; then
   cache="${XDG_CACHE_HOME:-$HOME/.cache}/potts_attention_peers/ccmpred"
   peers=$sources
   [[ -z $peers || $peers = /* ]] || peers="$here/$peers"
@@ -88,10 +120,17 @@ trap 'rm -rf "$work"' EXIT
 
 # The families, prepared once (untimed): NAME FAMILY_DIR PLM_CONFIG H5...
 families=()
-"$tool" aln "$work/ras799.aln" "$ras/train.h5" >/dev/null
-"$tool" aln "$work/ras999.aln" "$ras/train.h5" "$ras/test.h5" >/dev/null
-families+=("ras799 $ras $stages/configs/cm_heldout_plm.json" "ras999 $ras $stages/configs/cm_plm.json")
-if [[ -f $example ]]; then
+if wanted ras799; then
+  "$tool" aln "$work/ras799.aln" "$ras/train.h5" >/dev/null
+  families+=("ras799 $ras $stages/configs/cm_heldout_plm.json")
+fi
+if wanted ras999; then
+  "$tool" aln "$work/ras999.aln" "$ras/train.h5" "$ras/test.h5" >/dev/null
+  families+=("ras999 $ras $stages/configs/cm_plm.json")
+fi
+if ! wanted atz; then
+  :
+elif [[ -f $example ]]; then
   mkdir -p "$work/atz"
   cat >"$work/atz.json" <<'EOF'
 {"format": "aln", "first_residue": 1, "identity": 0.8, "test_fraction": 0.2, "contact_cutoff": 8.0, "min_separation": 6}
@@ -106,36 +145,41 @@ else
   echo "ccmpred_compare: $example not found: 1atzA left out" >&2
 fi
 
-# run_one ROUND FAMILY PROGRAM: one timed run pinned to the core; appends
-# "family program round cpu wall evals peak_kb" to $work/runs.
+# run_one ROUND FAMILY DIR CONFIG PROGRAM THREADS: one timed run pinned to
+# cores CORE..CORE+THREADS-1; appends "family@threads program round cpu wall
+# evals peak_kb" to $work/runs.
 run_one() {
-  local r=$1 name=$2 dir=$3 config=$4 prog=$5 out="$work/$2.$5.$1" evals
+  local r=$1 name=$2 dir=$3 config=$4 prog=$5 k=$6 out="$work/$2.$5.$6.$1" evals cores
+  cores=$core
+  ((k == 1)) || cores="$core-$((core + k - 1))"
   mkdir -p "$out"
-  echo "ccmpred_compare: round $r: $prog on $name ..." >&2
+  echo "ccmpred_compare: round $r: $prog on $name, $k thread(s) ..." >&2
   if [[ $prog == plm ]]; then
     local ins=() o
     for o in train.h5 test.h5 train.aln columns.csv contacts.csv summary.json; do ins+=(--in "family/$o=$dir/$o"); done
-    env -i OPENBLAS_NUM_THREADS=1 taskset -c "$core" /usr/bin/time -f '%U %S %e %M' -o "$out/time" \
-      "$plm_stage" --target "//bench/proteins:$name" --config "$config" --seed 0 "${ins[@]}" \
+    env -i OPENBLAS_NUM_THREADS=1 taskset -c "$cores" /usr/bin/time -f '%U %S %e %M' -o "$out/time" \
+      "$plm_stage" --target "//bench/proteins:$name" --config "$config" --seed 0 --threads "$k" "${ins[@]}" \
       $(for o in params.h5 scores.h5 curves.csv summary.json; do echo --out "$o=$out/$o"; done) \
       --provenance "$out/provenance.json" >"$out/log" 2>&1 || { tail "$out/log" >&2; die "the PLM on $name failed"; }
     evals=$(grep -o '"evaluations": [0-9]*' "$out/summary.json" | head -1 | awk '{print $2}')
   else
-    env -i taskset -c "$core" /usr/bin/time -f '%U %S %e %M' -o "$out/time" \
-      "$CCMPRED" -t 1 "$work/$name.aln" "$out/scores.mat" >"$out/log" 2>&1 || { tail "$out/log" >&2; die "CCMpred on $name failed"; }
+    env -i taskset -c "$cores" /usr/bin/time -f '%U %S %e %M' -o "$out/time" \
+      "$CCMPRED" -t "$k" "$work/$name.aln" "$out/scores.mat" >"$out/log" 2>&1 || { tail "$out/log" >&2; die "CCMpred on $name failed"; }
     # Its progress table: one line per iteration, starting with the iteration number.
     evals=$(awk '$1 ~ /^[0-9]+$/ && NF >= 6 { n = $1 } END { print n + 0 }' "$out/log")
   fi
   read -r u s w m <"$out/time"
-  echo "$name $prog $r $(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }') $w ${evals:-0} $m" >>"$work/runs"
+  echo "$name@$k $prog $r $(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }') $w ${evals:-0} $m" >>"$work/runs"
 }
 
 : >"$work/runs"
 for r in $(seq "$rounds"); do
   for f in "${families[@]}"; do
     read -r name dir config <<<"$f"
-    if ((r % 2)); then order=(plm ccmpred); else order=(ccmpred plm); fi
-    for p in "${order[@]}"; do run_one "$r" "$name" "$dir" "$config" "$p"; done
+    if ((no_peer)); then order=(plm); elif ((r % 2)); then order=(plm ccmpred); else order=(ccmpred plm); fi
+    for k in "${thread_counts[@]}"; do
+      for p in "${order[@]}"; do run_one "$r" "$name" "$dir" "$config" "$p" "$k"; done
+    done
   done
 done
 
@@ -153,49 +197,78 @@ label() {
   esac
 }
 
-cpu_model=$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')
-table="Measured $(date -u +%Y-%m-%d) by \`tools/bazel run //bench/proteins:ccmpred_compare\`: $rounds rounds, both programs pinned to core $core of $(nproc) ($cpu_model), one after the other, the order alternating by round; $ccm_desc, with \`-t 1\` and its defaults, the PLM as $plm_desc. Min / median / max over the rounds.
+if ((no_peer)); then
+  echo "ccmpred_compare: --no-peer: the PLM's runs (family@threads program round cpu wall evaluations peak_kb):"
+  cat "$work/runs"
+  for f in "${families[@]}"; do
+    read -r name dir config <<<"$f"
+    [[ $name == atz ]] || echo "$name: $("$tool" precision "$dir" "$work/$name.plm.${thread_counts[0]}.1/scores.h5")"
+  done
+  exit 0
+fi
 
-| family | program | CPU s (user + system) | wall s | evaluations (PLM) or iterations (CCMpred) | peak memory, MB | CPU, PLM / CCMpred (medians) | memory, PLM / CCMpred |
-|---|---|---|---|---|---|---|---|"
+cpu_model=$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')
+table="Measured $(date -u +%Y-%m-%d) by \`tools/bazel run //bench/proteins:$marker\`: $rounds rounds, one program after the other, the order alternating by round, pinned to cores from $core of $(nproc) ($cpu_model), at ${thread_counts[*]} thread(s) (the PLM's \`--threads\`, CCMpred's \`-t\`); $ccm_desc, with its defaults, the PLM as $plm_desc. Min / median / max over the rounds.
+
+| family | program | threads | CPU s (user + system) | wall s | evaluations (PLM) or iterations (CCMpred) | peak memory, MB | wall, PLM / CCMpred (medians) | CPU, PLM / CCMpred | memory, PLM / CCMpred |
+|---|---|---|---|---|---|---|---|---|---|"
 js="{\"rounds\": $rounds, \"core\": $core, \"machine\": \"$(nproc) hardware threads, $cpu_model\", \"families\": {"
 jsep=""
 for f in "${families[@]}"; do
   read -r name dir config <<<"$f"
-  read -r pc0 pc1 pc2 <<<"$(stat3 "$name" plm 4)"
-  read -r cc0 cc1 cc2 <<<"$(stat3 "$name" ccmpred 4)"
-  read -r pm0 pm1 pm2 <<<"$(stat3 "$name" plm 7)"
-  read -r cm0 cm1 cm2 <<<"$(stat3 "$name" ccmpred 7)"
-  cpu_ratio=$(awk -v a="$pc1" -v b="$cc1" 'BEGIN { printf "%.2f", a / b }')
-  mem_ratio=$(awk -v a="$pm1" -v b="$cm1" 'BEGIN { printf "%.2f", a / b }')
-  for p in plm ccmpred; do
-    read -r c0 c1 c2 <<<"$(stat3 "$name" $p 4)"
-    read -r w0 w1 w2 <<<"$(stat3 "$name" $p 5)"
-    read -r e0 e1 e2 <<<"$(stat3 "$name" $p 6)"
-    read -r m0 m1 m2 <<<"$(stat3 "$name" $p 7)"
-    prog=$([[ $p == plm ]] && echo "the project's PLM" || echo "CCMpred")
-    ratios=$([[ $p == plm ]] && echo "| **$cpu_ratio** | **$mem_ratio** |" || echo "| | |")
-    table+="
-| $(label "$name") | $prog | $(fmt3 "$c0" "$c1" "$c2" 1) | $(fmt3 "$w0" "$w1" "$w2" 1) | $(fmt3 "$e0" "$e1" "$e2" 0) | $(fmt3 "$((m0 / 1024))" "$((m1 / 1024))" "$((m2 / 1024))" 0) $ratios"
-    js+="$jsep\"$name.$p\": {\"cpu_seconds\": [$c0, $c1, $c2], \"wall_seconds\": [$w0, $w1, $w2], \"evaluations\": [$e0, $e1, $e2], \"peak_kb\": [$m0, $m1, $m2]}"
-    jsep=", "
+  for k in "${thread_counts[@]}"; do
+    c="$name@$k"
+    read -r pc0 pc1 pc2 <<<"$(stat3 "$c" plm 4)"
+    read -r cc0 cc1 cc2 <<<"$(stat3 "$c" ccmpred 4)"
+    read -r pw0 pw1 pw2 <<<"$(stat3 "$c" plm 5)"
+    read -r cw0 cw1 cw2 <<<"$(stat3 "$c" ccmpred 5)"
+    read -r pm0 pm1 pm2 <<<"$(stat3 "$c" plm 7)"
+    read -r cm0 cm1 cm2 <<<"$(stat3 "$c" ccmpred 7)"
+    cpu_ratio=$(awk -v a="$pc1" -v b="$cc1" 'BEGIN { printf "%.2f", a / b }')
+    wall_ratio=$(awk -v a="$pw1" -v b="$cw1" 'BEGIN { printf "%.2f", a / b }')
+    mem_ratio=$(awk -v a="$pm1" -v b="$cm1" 'BEGIN { printf "%.2f", a / b }')
+    for p in plm ccmpred; do
+      read -r c0 c1 c2 <<<"$(stat3 "$c" $p 4)"
+      read -r w0 w1 w2 <<<"$(stat3 "$c" $p 5)"
+      read -r e0 e1 e2 <<<"$(stat3 "$c" $p 6)"
+      read -r m0 m1 m2 <<<"$(stat3 "$c" $p 7)"
+      prog=$([[ $p == plm ]] && echo "the project's PLM" || echo "CCMpred")
+      ratios=$([[ $p == plm ]] && echo "| **$wall_ratio** | **$cpu_ratio** | **$mem_ratio** |" || echo "| | | |")
+      table+="
+| $(label "$name") | $prog | $k | $(fmt3 "$c0" "$c1" "$c2" 1) | $(fmt3 "$w0" "$w1" "$w2" 1) | $(fmt3 "$e0" "$e1" "$e2" 0) | $(fmt3 "$((m0 / 1024))" "$((m1 / 1024))" "$((m2 / 1024))" 0) $ratios"
+      js+="$jsep\"$name.$p.$k\": {\"threads\": $k, \"cpu_seconds\": [$c0, $c1, $c2], \"wall_seconds\": [$w0, $w1, $w2], \"evaluations\": [$e0, $e1, $e2], \"peak_kb\": [$m0, $m1, $m2]}"
+      jsep=", "
+    done
   done
 done
+k1=${thread_counts[0]}
 table+="
 
-Precision against PDB 121P (|i − j| ≥ 6), scored by the project's code on the same contacts (round 1's outputs):
+Precision against PDB 121P (|i − j| ≥ 6; none for 1atzA, which has no structure here), scored by the project's code on the same contacts, and the share of the PLM's top-L pairs that are among CCMpred's top-L (round 1's outputs at $k1 thread(s)):
 
-| sequences | program | top-L | top-L/2 | top-L/5 |
-|---|---|---|---|---|"
-for name in ras799 ras999; do
+| family | program | top-L | top-L/2 | top-L/5 | top-L agreement |
+|---|---|---|---|---|---|"
+for f in "${families[@]}"; do
+  read -r name dir config <<<"$f"
+  plm_out="$work/$name.plm.$k1.1"
+  ccm_out="$work/$name.ccmpred.$k1.1"
+  agree=$("$tool" agreement "$dir" "$plm_out/scores.h5" "$ccm_out/scores.mat")
+  a=$(tr -d '{},' <<<"$agree" | awk '{ print $2 }')
+  js+=", \"$name.agreement\": $agree"
   for p in plm ccmpred; do
-    out="$work/$name.$p.1"
+    out="$work/$name.$p.$k1.1"
     scores=$([[ $p == plm ]] && echo "$out/scores.h5" || echo "$out/scores.mat")
-    prec=$("$tool" precision "$ras" "$scores")
-    read -r l l2 l5 <<<"$(tr -d '{},' <<<"$prec" | awk '{ print $2, $4, $6 }')"
     prog=$([[ $p == plm ]] && echo "the project's PLM" || echo "CCMpred")
+    shown=$([[ $p == plm ]] && printf '%.3f' "$a" || echo "")
+    if [[ $name == atz ]]; then
+      table+="
+| $(label "$name") | $prog | | | | $shown |"
+      continue
+    fi
+    prec=$("$tool" precision "$dir" "$scores")
+    read -r l l2 l5 <<<"$(tr -d '{},' <<<"$prec" | awk '{ print $2, $4, $6 }')"
     table+="
-| $([[ $name == ras799 ]] && echo 799 || echo 999) | $prog | $(printf '%.3f' "$l") | $(printf '%.3f' "$l2") | $(printf '%.3f' "$l5") |"
+| $(label "$name") | $prog | $(printf '%.3f' "$l") | $(printf '%.3f' "$l2") | $(printf '%.3f' "$l5") | $shown |"
     js+=", \"$name.$p.precision\": $prec"
   done
 done
@@ -204,12 +277,12 @@ js+="}}"
 echo "$table"
 if [[ -n $json ]]; then echo "$js" >"$json.tmp" && mv "$json.tmp" "$json" && echo "ccmpred_compare: wrote $json" >&2; fi
 if [[ -n $doc ]]; then
-  grep -q '^<!-- ccmpred_compare: begin -->$' "$doc" && grep -q '^<!-- ccmpred_compare: end -->$' "$doc" ||
-    die "$doc: no '<!-- ccmpred_compare: begin -->' and '<!-- ccmpred_compare: end -->' lines to put the table between"
+  marks=$(grep -c -e "^<!-- $marker: begin -->\$" -e "^<!-- $marker: end -->\$" "$doc" || true)
+  [[ $marks == 2 ]] || die "$doc: no '<!-- $marker: begin -->' and '<!-- $marker: end -->' lines to put the table between"
   printf '%s\n' "$table" >"$work/table.md"
-  awk -v t="$work/table.md" '
-    /^<!-- ccmpred_compare: begin -->$/ { print; while ((getline l < t) > 0) print l; skip = 1; next }
-    /^<!-- ccmpred_compare: end -->$/ { skip = 0 }
+  awk -v t="$work/table.md" -v b="<!-- $marker: begin -->" -v e="<!-- $marker: end -->" '
+    $0 == b { print; while ((getline l < t) > 0) print l; skip = 1; next }
+    $0 == e { skip = 0 }
     !skip { print }' "$doc" >"$doc.tmp" && mv "$doc.tmp" "$doc"
   echo "ccmpred_compare: updated the table in $doc" >&2
 fi

@@ -8,6 +8,10 @@
 //       score stage computes it, of SCORES: an HDF5 file's "scores" (the
 //       couplings stage) or a whitespace L x L matrix (CCMpred's output),
 //       against FAMILY_DIR's columns.csv and contacts.csv; one JSON line.
+//   family_tool agreement FAMILY_DIR SCORES_A SCORES_B
+//       the fraction of A's top-L pairs (|i - j| >= 6) that are among B's
+//       top-L: how far two programs agree, whatever the structure; one JSON
+//       line.
 //   family_tool paired FAMILY_DIR A1.h5[,A2.h5...] B1.h5[,B2.h5...]
 //       the difference of A's and B's top-L precision (|i - j| >= 6, each the
 //       mean over its fits) with its paired standard error
@@ -33,6 +37,7 @@ using namespace potts;
 static int usage() {
   std::cerr << "usage: family_tool aln OUT.aln FAMILY.h5...\n"
                "       family_tool precision FAMILY_DIR SCORES(.h5 or text matrix)\n"
+               "       family_tool agreement FAMILY_DIR SCORES_A SCORES_B\n"
                "       family_tool paired FAMILY_DIR A1.h5[,A2.h5...] B1.h5[,B2.h5...]\n";
   return 2;
 }
@@ -46,6 +51,20 @@ static void read_family_truth(const std::string& dir, std::vector<int>& numbers,
   const auto& ci = csv_column(contacts, dir + "/contacts.csv", "i");
   const auto& cj = csv_column(contacts, dir + "/contacts.csv", "j");
   for (std::size_t k = 0; k < ci.size(); ++k) truth.insert({int(ci[k]), int(cj[k])});
+}
+
+// An L x L score matrix: an HDF5 file's "scores" (the couplings stage) or a
+// whitespace matrix (CCMpred's output).
+static arma::mat load_scores(const std::string& path, std::size_t L) {
+  arma::mat scores;
+  if (path.size() > 3 && path.compare(path.size() - 3, 3, ".h5") == 0)
+    scores = h5_read_matrix(path, "scores");
+  else if (!scores.load(path, arma::raw_ascii))
+    throw std::runtime_error(path + ": expected a whitespace matrix of numbers");
+  if (scores.n_rows != L || scores.n_cols != L)
+    throw std::runtime_error(path + ": " + std::to_string(scores.n_rows) + " x " + std::to_string(scores.n_cols) +
+                             ", expected " + std::to_string(L) + " x " + std::to_string(L) + " (the family's columns)");
+  return scores;
 }
 
 int main(int argc, char** argv) {
@@ -83,21 +102,27 @@ int main(int argc, char** argv) {
                   d.difference, d.jackknife_se, d.seeds_se, d.standard_error);
       return 0;
     }
+    if (cmd == "agreement" && argc == 5) {
+      std::vector<int> numbers;
+      std::set<std::pair<int, int>> truth;
+      read_family_truth(argv[2], numbers, truth);
+      const std::size_t L = numbers.size();
+      const auto a = proteins::ranked_pairs(load_scores(argv[3], L), numbers, 6);
+      const auto b = proteins::ranked_pairs(load_scores(argv[4], L), numbers, 6);
+      const std::size_t k = std::min({L, a.size(), b.size()});
+      const std::set<std::pair<arma::uword, arma::uword>> top_b(b.begin(), b.begin() + long(k));
+      std::size_t shared = 0;
+      for (std::size_t n = 0; n < k; ++n) shared += top_b.count(a[n]);
+      std::printf("{\"top_L_agreement\": %.6f, \"pairs\": %zu}\n", k ? double(shared) / double(k) : 0.0, k);
+      return 0;
+    }
     if (cmd == "precision" && argc == 4) {
       const std::string dir = argv[2], path = argv[3];
-      arma::mat scores;
-      if (path.size() > 3 && path.compare(path.size() - 3, 3, ".h5") == 0)
-        scores = h5_read_matrix(path, "scores");
-      else if (!scores.load(path, arma::raw_ascii))
-        throw std::runtime_error(path + ": expected a whitespace matrix of numbers");
       std::vector<int> numbers;
       std::set<std::pair<int, int>> truth;
       read_family_truth(dir, numbers, truth);
-      if (scores.n_rows != numbers.size() || scores.n_cols != numbers.size())
-        throw std::runtime_error(path + ": " + std::to_string(scores.n_rows) + " x " + std::to_string(scores.n_cols) +
-                                 ", expected " + std::to_string(numbers.size()) + " x " +
-                                 std::to_string(numbers.size()) + " (the family's columns)");
       const std::size_t L = numbers.size();
+      const arma::mat scores = load_scores(path, L);
       std::printf("{\"top_L\": %.6f, \"top_L2\": %.6f, \"top_L5\": %.6f}\n",
                   proteins::precision_at(scores, numbers, truth, L, 6),
                   proteins::precision_at(scores, numbers, truth, L / 2, 6),

@@ -59,6 +59,10 @@ struct VerifyOptions {
   // fronted it. An output base without the rebuilder's stamp
   // (<output_base>.verify-stamp) is removed with that cache and made anew.
   std::string compile_cache;
+  // False for a refresh: its compiles use `disk_cache` (empty: the
+  // workspace's .bazelrc default), since it checks nothing independently.
+  bool own_compile_cache = true;
+  std::string disk_cache;
   std::string scratch;       // where stages run ("": a new directory under TMPDIR)
   bool keep = false;         // keep the scratch directory
   bool plan_only = false;    // print the choice and its recorded cost, run nothing

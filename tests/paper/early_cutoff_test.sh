@@ -15,6 +15,13 @@
 # records left the action graph), every stage below the sample stage reruns
 # and this test fails, naming them.
 #
+# Then the same change outside Bazel: //paper:refresh on the quick results
+# collected before it (a stand-in for results/) reruns the sample stages,
+# which reproduce their bytes, and the presentation steps, and nothing else;
+# every data file keeps its bytes and the tree passes its audit. After a
+# change that alters the sample's output (its configuration), the refresh
+# names the stage as DIFFERS, exits 1 and leaves the tree byte for byte.
+#
 # Nested Bazel has its own output base; compiles come from the outer build's
 # disk cache (nested_bazel.sh). The build is cacheable
 # (--define=stage_code_version=off), so that no action depends on the
@@ -33,8 +40,9 @@ mkdir -p "$src"
 cp -R "$root/WORKSPACE" "$root/BUILD" "$root/.bazelrc" "$root/lib" "$root/stages" "$root/third_party" \
   "$root/tools" "$root/paper" "$root/tests" "$root/results" "$root/proteins" "$src/"
 cleanup() {
-  chmod -R u+w "$work/ob" 2>/dev/null || true
-  rm -rf "$work/ob"
+  [[ ! -d $work/ob_refresh ]] || (cd "$src" && tools/bazel --output_base="$work/ob_refresh" shutdown >/dev/null 2>&1) || true
+  chmod -R u+w "$work/ob" "$work/ob_refresh" 2>/dev/null || true
+  rm -rf "$work/ob" "$work/ob_refresh"
 }
 trap cleanup EXIT
 
@@ -49,6 +57,10 @@ build() {  # build LOG [EXECUTION_LOG]: nested `bazel build //paper:quick`
 t=$SECONDS
 build "$work/first.log"
 echo "first build of the quick DAG: $((SECONDS - t)) s"
+# The quick results as the first build made them (nothing is rebuilt).
+(cd "$src" && env "${OUTER_ENV[@]}" tools/bazel --batch --output_base="$work/ob" run --symlink_prefix=/ \
+  "${OUTER_CACHE_FLAGS[@]}" --define=stage_code_version=off //paper:quick -- --dest "$work/rq") >"$work/collect.log" 2>&1 ||
+  { tail -20 "$work/collect.log" >&2; fail "collecting the quick results failed"; }
 
 main="$src/stages/sample/main.cc"
 grep -q '"Generalised Potts model' "$main" || fail "$main: the description string to edit is not there"
@@ -69,3 +81,59 @@ $science"
 grep -q '^presentation //paper:quick_md$' "$work/classes.txt" ||
   fail "the paper, which reads the sample stage's record, did not rerun: is the sample's record still read?"
 echo "early cutoff holds: ${changed} sample actions ran, ${presentation} presentation steps reran, no science stage"
+
+# The refresher on the results collected before the change.
+data_files() {  # every file of the tree but the records, the presentation steps' outputs and the indexes
+  (cd "$1" && find . -type f ! -path './provenance/*' ! -path './figures/*' ! -name 'paper.*' \
+    ! -name MANIFEST.json ! -name ro-crate-metadata.json -exec sha256sum {} + | sort)
+}
+refresh() {  # refresh LOG: //paper:refresh on $work/rq; sets rc
+  set +e
+  (cd "$src" && env "${OUTER_ENV[@]}" tools/bazel --batch --output_base="$work/ob" run --symlink_prefix=/ \
+    "${OUTER_CACHE_FLAGS[@]}" //paper:refresh -- --results "$work/rq" --workspace "$src" \
+    --fingerprints //paper:quick_fingerprints --output-base "$work/ob_refresh" \
+    --disk-cache "$(printf '%s\n' "${OUTER_CACHE_FLAGS[@]}" | sed -n 's/^--disk_cache=//p')") >"$1" 2>&1
+  rc=$?
+  set -e
+}
+tool_of() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["tool_sha256"])' "$1"; }
+before=$(data_files "$work/rq")
+tool_before=$(tool_of "$work/rq/provenance/sample.quick.json")
+t=$SECONDS
+refresh "$work/refresh.log"
+grep -aE '^(same|equal|redrawn|DIFFERS|FAILED|STALE|refresh:|AUDIT)' "$work/refresh.log" || true
+[[ $rc -eq 0 ]] || { tail -30 "$work/refresh.log" >&2; fail "refresh exited $rc, expected 0"; }
+ran=$(grep -aE '^(same|redrawn) ' "$work/refresh.log" | awk '{ print $2, $3 }')
+tool_cmd() {  # the binary a stage's record ran
+  python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["command"][0])' \
+    "$work/rq/provenance/$(sed -E 's#^//(stages/)?##; s#[/:]#.#g' <<<"$1").json"
+}
+while read -r target why; do
+  [[ -n $target ]] || continue
+  if [[ $why == "(its" ]]; then
+    [[ $(tool_cmd "$target") == */stages/sample/sample ]] || fail "refresh reran $target, whose action did not change"
+  else
+    [[ $target == //stages/figures:* || $target == //paper:* ]] ||
+      fail "refresh reran the science stage $target, though its inputs kept their bytes"
+  fi
+done <<<"$ran"
+grep -q '^//stages/sample:quick ' <<<"$ran" || fail "refresh did not rerun the changed sample stage"
+[[ $before == "$(data_files "$work/rq")" ]] || fail "a data file of the refreshed tree changed its bytes"
+[[ $(tool_of "$work/rq/provenance/sample.quick.json") != "$tool_before" ]] ||
+  fail "the sample stage's record still names the old binary"
+(cd "$src" && env "${OUTER_ENV[@]}" tools/bazel --batch --output_base="$work/ob" run --symlink_prefix=/ \
+  "${OUTER_CACHE_FLAGS[@]}" //paper:audit_tree -- "$work/rq") >"$work/audit.log" 2>&1 ||
+  { tail -20 "$work/audit.log" >&2; fail "the refreshed tree fails //paper:audit_tree"; }
+echo "refresh: $(grep -c . <<<"$ran") stages rerun (sample and presentation only), data kept, audit passes: $((SECONDS - t)) s"
+
+# A change to what the sample writes: refused, nothing written.
+cfg="$src/stages/sample/configs/quick.json"
+sed -i 's/"burn_in_sweeps": 1000/"burn_in_sweeps": 1001/' "$cfg"
+grep -q '"burn_in_sweeps": 1001' "$cfg" || fail "$cfg: the burn-in to edit is not there"
+whole=$(cd "$work/rq" && find . -type f -exec sha256sum {} + | sort)
+refresh "$work/refresh2.log"
+[[ $rc -eq 1 ]] || { tail -30 "$work/refresh2.log" >&2; fail "refresh exited $rc after a change of the sample's output, expected 1"; }
+grep -aqE '^DIFFERS +//stages/sample:quick ' "$work/refresh2.log" || { tail -20 "$work/refresh2.log" >&2; fail "refresh did not name //stages/sample:quick as DIFFERS"; }
+grep -aq 'nothing written' "$work/refresh2.log" || fail "refresh did not say it wrote nothing"
+[[ $whole == "$(cd "$work/rq" && find . -type f -exec sha256sum {} + | sort)" ]] || fail "a refused refresh changed the tree"
+echo "refresh refused a change of the sample's output (DIFFERS, exit 1) and left the tree byte for byte"

@@ -1,0 +1,216 @@
+// The refresher (refresh.h).
+#include "lib/provenance/refresh.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+#include "lib/core/io.h"
+#include "lib/provenance/names.h"
+#include "lib/provenance/rebuilder.h"
+#include "lib/provenance/results.h"
+
+namespace potts::provenance {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Where Bazel writes a generated file whose short path (the index's) is p.
+const std::string kBin = "bazel-out/k8-opt/bin/";
+
+class Refresher : public Rebuilder {
+ public:
+  Refresher(const VerifyOptions& o, std::string fingerprints)
+      : Rebuilder(o, true), fingerprints_label_(std::move(fingerprints)) {}
+  int run();
+
+ private:
+  bool inputs_changed(const std::string& target) const;
+  int supply(const std::string& target, std::size_t index);
+  int run_changed(const std::vector<std::string>& order);
+  std::string fingerprints_path() const;
+  void collect();
+
+  std::string fingerprints_label_;
+  std::size_t ran_ = 0;
+  std::set<std::string> supplied_;  // run only to supply inputs: not collected
+};
+
+// An input whose producer ran here and wrote other bytes than the record
+// names: always the producer's record, sometimes its data (a figure).
+// Only the inputs this tree's action passes count: a record made before
+// records left the action graph also lists its upstream records.
+bool Refresher::inputs_changed(const std::string& target) const {
+  const auto& inputs = recs_.at(target).record["inputs"];
+  for (const auto& [key, tree_path] : Argv{argv_.at(target)}.pairs("--in")) {
+    if (!inputs.contains(key)) return true;  // an input the record does not have
+    const auto& in = inputs[key];
+    const std::string path = in.at("path");
+    const auto p = producer_.find(path);
+    if (p == producer_.end()) {  // a source input: a script, the paper's template
+      const std::string c = o_.workspace + "/" + tree_path;
+      if (fs::is_regular_file(c) && sha256_file(c) != in.value("sha256", "")) return true;
+      continue;
+    }
+    const auto d = done_.find(p->second);
+    if (d == done_.end() || !d->second.outputs.count(path)) continue;
+    if (sha256_file(d->second.outputs.at(path)) != in.value("sha256", "")) return true;
+  }
+  return false;
+}
+
+// Upstream stages whose outputs `target` reads and results/ does not hold
+// (a protein family's alignment) run first, as verify runs them: their
+// recorded bytes must come out; they are not collected (their records stay).
+int Refresher::supply(const std::string& target, std::size_t index) {
+  int bad = 0;
+  for (const auto& [key, in] : recs_.at(target).record["inputs"].items()) {
+    if (!input_source(target, key).empty()) continue;
+    const auto p = producer_.find(in.at("path").get<std::string>());
+    if (p == producer_.end() || done_.count(p->second)) continue;
+    const std::string& up = p->second;
+    bad += supply(up, index);
+    // One whose own action changed is refreshed; any other only compared.
+    const bool changed = !argv_.count(up) || !stale_reason(up, config_source(up)).empty();
+    refresh_ = changed;
+    Outcome o = run_stage(up, 100000 + index * 100 + supplied_.size());
+    refresh_ = true;
+    const bool ok = o.kind == Outcome::Equal || o.kind == Outcome::Replaced;
+    std::printf("%-8s %s (upstream, rerun to supply inputs): %.1f core-s%s%s\n", ok ? "equal" : "DIFFERS", up.c_str(),
+                o.core_seconds, o.detail.empty() ? "" : "; ", o.detail.c_str());
+    if (!ok) ++bad;
+    if (!changed) supplied_.insert(up);
+    if (changed) ++ran_;
+    done_[up] = std::move(o);
+  }
+  return bad;
+}
+
+// Every stage, upstream first: run when its action or an input changed.
+// Returns the number that differ or failed.
+int Refresher::run_changed(const std::vector<std::string>& order) {
+  int bad = 0;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const std::string& t = order[i];
+    if (done_.count(t)) continue;  // run above, to supply an input
+    const std::string why = argv_.count(t) ? stale_reason(t, config_source(t)) : "no Stage action in this tree";
+    const bool upstream = why.empty() && inputs_changed(t);
+    if (why.empty() && !upstream) continue;
+    if (o_.plan_only) {
+      std::printf("would run %s: %s\n", t.c_str(), why.empty() ? "an input changed" : why.c_str());
+      continue;
+    }
+    bad += supply(t, i);
+    Outcome o = run_stage(t, i);
+    ++ran_;
+    const char* what = o.kind == Outcome::Equal      ? "same"
+                       : o.kind == Outcome::Replaced ? "redrawn"
+                       : o.kind == Outcome::Differs  ? "DIFFERS"
+                       : o.kind == Outcome::Failed   ? "FAILED"
+                                                     : "STALE";
+    std::printf("%-8s %s (%s): %.1f core-s%s%s\n", what, t.c_str(), why.empty() ? "an input changed" : "its action",
+                o.core_seconds, o.detail.empty() ? "" : "; ", o.detail.c_str());
+    std::fflush(stdout);
+    if (o.kind == Outcome::Differs || o.kind == Outcome::Failed || o.kind == Outcome::Stale) ++bad;
+    done_[t] = std::move(o);
+  }
+  return bad;
+}
+
+// The fingerprints' JSON in the rebuilder's execroot
+// ("//paper:paper_fingerprints" -> bazel-out/k8-opt/bin/paper/paper_fingerprints.json).
+std::string Refresher::fingerprints_path() const {
+  const auto colon = fingerprints_label_.find(':');
+  if (fingerprints_label_.rfind("//", 0) != 0 || colon == std::string::npos)
+    throw std::runtime_error("--fingerprints " + fingerprints_label_ + ": expected a label //package:name");
+  return execroot_ + "/" + kBin + fingerprints_label_.substr(2, colon - 2) + "/" +
+         fingerprints_label_.substr(colon + 1) + ".json";
+}
+
+// results/ collected anew, as //paper:all collects it, from an index of what
+// the manifest lists (each file under its target, by basename, so that it
+// lands where it is) over a tree of the kept files, the new ones and the
+// tools' sources (for the manifest's code fingerprints). The index itself
+// is not built: its runfiles are every stage's outputs.
+void Refresher::collect() {
+  const auto fingerprints = read_fingerprints(fingerprints_path());
+  const auto manifest_in = read_json(o_.results + "/MANIFEST.json");
+  const std::string root = scratch_ + "/collect";
+  auto place = [&](const std::string& from, const std::string& rel) {
+    const std::string to = root + "/" + rel;
+    if (fs::exists(fs::symlink_status(to))) return;
+    fs::create_directories(fs::path(to).parent_path());
+    fs::create_symlink(fs::absolute(from), to);
+  };
+  std::map<std::string, IndexEntry> entries;
+  for (const auto& [rel, m] : manifest_in["files"].items()) {
+    const std::string t = m.value("target", "");
+    IndexEntry& e = entries[t];
+    e.target = t;
+    const std::string base = fs::path(rel).filename().string();
+    const std::string short_path = "refresh/" + record_name(t) + "/" + base;
+    const bool record = rel == "provenance/" + record_name(t);
+    const auto d = supplied_.count(t) ? done_.end() : done_.find(t);
+    std::string from = o_.results + "/" + rel;
+    if (d != done_.end())
+      for (const auto& [exec, file] : d->second.outputs)
+        if (fs::path(exec).filename() == (record ? "provenance.json" : base)) from = file;
+    place(from, record ? "refresh/" + record_name(t) + "/provenance.json" : short_path);
+    e.files.push_back(record ? "refresh/" + record_name(t) + "/provenance.json" : short_path);
+    if (!record) e.patterns.push_back(base);
+  }
+  std::vector<IndexEntry> index;
+  for (auto& [t, e] : entries) index.push_back(std::move(e));
+  const nlohmann::json tools = fingerprints.value("tools", nlohmann::json::object());
+  for (const auto& [tool, files] : tools.items())
+    for (const auto& f : files) place(o_.workspace + "/" + f.get<std::string>(), f.get<std::string>());
+  const auto manifest = collect_results(index, root, o_.results, fingerprints);
+  std::printf("refresh: %zu files and MANIFEST.json collected into %s\n", manifest["files"].size(), o_.results.c_str());
+  const auto problems = audit_results(o_.results);
+  for (const auto& p : problems) std::printf("AUDIT    %s\n", p.c_str());
+  if (!problems.empty())
+    throw std::runtime_error(std::to_string(problems.size()) + " audit problems after the refresh");
+}
+
+int Refresher::run() {
+  const auto t_start = std::chrono::steady_clock::now();
+  if (!audited()) return 1;
+  load_records();
+  std::vector<std::string> all, order;
+  for (const auto& [t, s] : recs_) all.push_back(t);
+  // The whole DAG in order: every upstream stage before its readers.
+  o_.with_inputs = true;
+  std::set<std::string> seen;
+  for (const auto& t : all) resolve(t, order, seen);
+  const double build_seconds = build_tools(order, {fingerprints_label_});
+  // Records are inputs of the presentation stages: their producers by path.
+  for (const auto& [t, args] : argv_)
+    if (const std::string prov = Argv{args}.value("--provenance"); !prov.empty()) producer_[prov] = t;
+  const int bad = run_changed(order);
+  if (o_.plan_only) return 0;
+  std::printf("refresh: %zu of %zu stages run, %d differ or failed; %.1f s building tools, %.1f s in all\n", ran_,
+              order.size(), bad, build_seconds, seconds_since(t_start));
+  if (bad) {
+    std::printf(
+        "refresh: nothing written: a stage does not reproduce its recorded outputs, so the change is a "
+        "regeneration (tools/bazel run //paper:all)\n");
+    return 1;
+  }
+  if (ran_ == 0) {
+    std::printf("refresh: %s is current\n", o_.results.c_str());
+    return 0;
+  }
+  collect();
+  return 0;
+}
+
+}  // namespace
+
+int run_refresh(const VerifyOptions& options, const std::string& fingerprints) {
+  return run_rebuild(options, "refresh", [&](const VerifyOptions& o) { return Refresher(o, fingerprints).run(); });
+}
+
+}  // namespace potts::provenance
