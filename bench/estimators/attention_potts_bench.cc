@@ -88,7 +88,7 @@ void BM_AttentionStep(benchmark::State& state) {
   s.float_products = state.range(0) == 1;
   set_parallel_threads(int(state.range(3)));
   s.L = kL;
-  s.A = kA;
+  s.C = kA;
   s.heads = arma::uword(state.range(1));
   s.head_dim = arma::uword(state.range(2));
   Rng rng(5, 2);

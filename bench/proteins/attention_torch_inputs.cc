@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
     adamw_reference::AttentionProblem p;
     p.sequences = arma::join_cols(h5_read_imatrix(argv[1], "sequences"), h5_read_imatrix(argv[2], "sequences"));
     p.seed = std::stoull(argv[4]);
-    p.spec.A = 20;
+    p.spec.C = 20;
     p.spec.L = p.sequences.n_cols;
     p.spec.heads = cfg.at("heads").get<arma::uword>();
     p.spec.head_dim = cfg.at("head_dim").get<arma::uword>();

@@ -17,7 +17,7 @@ namespace potts {
 
 void AttentionPottsSpec::check() const {
   if (L < 2) throw StageError("attention_potts: L = " + std::to_string(L) + ": expected at least 2 sites");
-  if (A < 2) throw StageError("attention_potts: A = " + std::to_string(A) + ": expected at least 2 states");
+  if (C < 2) throw StageError("attention_potts: A = " + std::to_string(C) + ": expected at least 2 states");
   if (heads < 1) throw StageError("attention_potts: heads: expected at least 1");
   if (head_dim < 1) throw StageError("attention_potts: head_dim: expected at least 1");
 }
@@ -66,21 +66,21 @@ double range_max(const double* x, arma::uword n) {
   return std::max(std::max(m[0], m[1]), std::max(m[2], m[3]));
 }
 
-// The symmetric and antisymmetric parts of an A x A block, by index: the
-// entries (a, b) with a <= b (u = 0 .. A(A+1)/2 - 1) and with a < b
-// (k = 0 .. A(A-1)/2 - 1), each column b after column b - 1.
+// The symmetric and antisymmetric parts of an C x C block, by index: the
+// entries (a, b) with a <= b (u = 0 .. C(C+1)/2 - 1) and with a < b
+// (k = 0 .. C(C-1)/2 - 1), each column b after column b - 1.
 struct BlockParts {
   std::vector<arma::uword> sym_a, sym_b, anti_a, anti_b;
   std::vector<arma::uword> anti_of;         // (a + A b) -> k of (min, max), a != b
   std::vector<arma::uword> diag_u, anti_u;  // u of (a, a); u of the entry (a, b) of each k
-  explicit BlockParts(arma::uword A) : anti_of(A * A), diag_u(A) {
-    for (arma::uword b = 0; b < A; ++b)
+  explicit BlockParts(arma::uword C) : anti_of(C * C), diag_u(C) {
+    for (arma::uword b = 0; b < C; ++b)
       for (arma::uword a = 0; a <= b; ++a) {
         if (a == b) diag_u[a] = sym_a.size();
         sym_a.push_back(a);
         sym_b.push_back(b);
         if (a == b) continue;
-        anti_of[a + A * b] = anti_of[b + A * a] = anti_a.size();
+        anti_of[a + C * b] = anti_of[b + C * a] = anti_a.size();
         anti_u.push_back(sym_a.size() - 1);
         anti_a.push_back(a);
         anti_b.push_back(b);
@@ -93,9 +93,9 @@ struct BlockParts {
 // over j != i of q_i . k_j / sqrt(d). With pr, each head's operands of eq.
 // P1 (attention_potts.h) follow while its map is in cache: Bplus^T and
 // Bminus^T (P x H) in T, each entry computed in double, then rounded.
-template <class T>
+template <class Real>
 void maps_forward(const AttentionPottsSpec& s, const arma::vec& x, AttentionPottsWorkspace& work,
-                  AttentionProducts<T>* pr) {
+                  AttentionProducts<Real>* pr) {
   const arma::uword L = s.L, d = s.head_dim, P = s.pairs();
   work.maps.set_size(L, L * s.heads);
   if (pr != nullptr) {
@@ -128,39 +128,40 @@ void maps_forward(const AttentionPottsSpec& s, const arma::vec& x, AttentionPott
       if (pr == nullptr) continue;
       // Pair p = (i < j): Bplus = (A_ij + A_ji) / 2, Bminus = (A_ij - A_ji) / 2,
       // A_ij = St(j, i) along column i, A_ji = St(i, j).
-      T* plus = pr->bp_t.colptr(h);
-      T* minus = pr->bm_t.colptr(h);
+      Real* plus = pr->bp_t.colptr(h);
+      Real* minus = pr->bm_t.colptr(h);
       arma::uword p = 0;
       for (arma::uword i = 0; i + 1 < L; ++i) {
         const double* col = scores + i * L;
         for (arma::uword j = i + 1; j < L; ++j, ++p) {
           const double aij = col[j], aji = scores[i + j * L];
-          plus[p] = T(0.5 * (aij + aji));
-          minus[p] = T(0.5 * (aij - aji));
+          plus[p] = Real(0.5 * (aij + aji));
+          minus[p] = Real(0.5 * (aij - aji));
         }
       }
     }
   });
 }
 
-// The value operands of eq. P1 in T: Sop (S x H) and Kop (K x H) from V;
+// The value operands of eq. P1 in Real: sym_values (S x H) and anti_values (K x H) from V;
 // each entry computed in double, then rounded.
-template <class T>
-void fill_values(const AttentionPottsSpec& s, const arma::vec& x, const BlockParts& parts, AttentionProducts<T>& pr) {
-  const arma::uword A = s.A, H = s.heads, A2 = A * A;
-  const arma::uword S = parts.sym_a.size(), K = parts.anti_a.size();
+template <class Real>
+void fill_values(const AttentionPottsSpec& s, const arma::vec& x, const BlockParts& parts,
+                 AttentionProducts<Real>& pr) {
+  const arma::uword C = s.C, H = s.heads, C2 = C * C;
+  const arma::uword n_sym = parts.sym_a.size(), n_anti = parts.anti_a.size();
   const double* v = x.memptr() + s.v_offset();
-  pr.sop.set_size(S, H);
-  pr.kop.set_size(K, H);
+  pr.sym_values.set_size(n_sym, H);
+  pr.anti_values.set_size(n_anti, H);
   for (arma::uword h = 0; h < H; ++h) {
-    const double* vh = v + h * A2;
-    for (arma::uword u = 0; u < S; ++u) {
+    const double* vh = v + h * C2;
+    for (arma::uword u = 0; u < n_sym; ++u) {
       const arma::uword a = parts.sym_a[u], b = parts.sym_b[u];
-      pr.sop(u, h) = T(0.5 * (vh[a + A * b] + vh[b + A * a]));
+      pr.sym_values(u, h) = Real(0.5 * (vh[a + C * b] + vh[b + C * a]));
     }
-    for (arma::uword k = 0; k < K; ++k) {
+    for (arma::uword k = 0; k < n_anti; ++k) {
       const arma::uword a = parts.anti_a[k], b = parts.anti_b[k];
-      pr.kop(k, h) = T(0.5 * (vh[a + A * b] - vh[b + A * a]));
+      pr.anti_values(k, h) = Real(0.5 * (vh[a + C * b] - vh[b + C * a]));
     }
   }
 }
@@ -168,17 +169,18 @@ void fill_values(const AttentionPottsSpec& s, const arma::vec& x, const BlockPar
 // Eq. P1's two products, then each block Ws_p assembled in double from its
 // parts: Ws_p(a, b) = Wsym(u) + Wanti(k) for a < b, Wsym(u) - Wanti(k) for
 // a > b, Wsym(u) on the diagonal.
-template <class T>
-void couplings_forward(const AttentionPottsSpec& s, const BlockParts& parts, AttentionProducts<T>& pr,
+template <class Real>
+void couplings_forward(const AttentionPottsSpec& s, const BlockParts& parts, AttentionProducts<Real>& pr,
                        arma::mat& blocks, std::vector<double>& col_sq, arma::mat* blocks_t) {
-  const arma::uword A = s.A, H = s.heads, A2 = A * A, P = s.pairs();
-  const arma::uword S = parts.sym_a.size(), K = parts.anti_a.size();
-  pr.wsym.set_size(S, P);
-  pr.want.set_size(K, P);
-  dense_product(false, true, S, P, H, pr.sop.memptr(), S, pr.bp_t.memptr(), P, pr.wsym.memptr(), S);
-  dense_product(false, true, K, P, H, pr.kop.memptr(), K, pr.bm_t.memptr(), P, pr.want.memptr(), K);
-  blocks.set_size(A2, P);
-  if (blocks_t != nullptr) blocks_t->set_size(A2, P);
+  const arma::uword C = s.C, H = s.heads, C2 = C * C, P = s.pairs();
+  const arma::uword n_sym = parts.sym_a.size(), n_anti = parts.anti_a.size();
+  pr.wsym.set_size(n_sym, P);
+  pr.w_anti.set_size(n_anti, P);
+  dense_product(false, true, n_sym, P, H, pr.sym_values.memptr(), n_sym, pr.bp_t.memptr(), P, pr.wsym.memptr(), n_sym);
+  dense_product(false, true, n_anti, P, H, pr.anti_values.memptr(), n_anti, pr.bm_t.memptr(), P, pr.w_anti.memptr(),
+                n_anti);
+  blocks.set_size(C2, P);
+  if (blocks_t != nullptr) blocks_t->set_size(C2, P);
   col_sq.resize(P);
   // Eight blocks at a time: assembled, then their squares for the penalty
   // (||Ws_p||^2, each block's added in order, the eight side by side) while
@@ -188,78 +190,81 @@ void couplings_forward(const AttentionPottsSpec& s, const BlockParts& parts, Att
     for (arma::uword c0 = p0; c0 < p1; c0 += kLanes) {
       const arma::uword nw = std::min<arma::uword>(kLanes, p1 - c0);
       for (arma::uword p = c0; p < c0 + nw; ++p) {
-        const T* sym_p = pr.wsym.colptr(p);
-        const T* wa = pr.want.colptr(p);
+        const Real* sym_p = pr.wsym.colptr(p);
+        const Real* wa = pr.w_anti.colptr(p);
         double* w = blocks.colptr(p);
-        for (arma::uword a = 0; a < A; ++a) w[a + A * a] = double(sym_p[parts.diag_u[a]]);
-        for (arma::uword k = 0; k < K; ++k) {
+        for (arma::uword a = 0; a < C; ++a) w[a + C * a] = double(sym_p[parts.diag_u[a]]);
+        for (arma::uword k = 0; k < n_anti; ++k) {
           const arma::uword a = parts.anti_a[k], b = parts.anti_b[k];  // a < b
           const double sym = double(sym_p[parts.anti_u[k]]), anti = double(wa[k]);
-          w[a + A * b] = sym + anti;
-          w[b + A * a] = sym - anti;
+          w[a + C * b] = sym + anti;
+          w[b + C * a] = sym - anti;
         }
         if (blocks_t == nullptr) continue;
         double* wt = blocks_t->colptr(p);  // the block transposed, for the data term
-        for (arma::uword a = 0; a < A; ++a) wt[a + A * a] = w[a + A * a];
-        for (arma::uword k = 0; k < K; ++k) {
+        for (arma::uword a = 0; a < C; ++a) wt[a + C * a] = w[a + C * a];
+        for (arma::uword k = 0; k < n_anti; ++k) {
           const arma::uword a = parts.anti_a[k], b = parts.anti_b[k];
-          wt[a + A * b] = w[b + A * a];
-          wt[b + A * a] = w[a + A * b];
+          wt[a + C * b] = w[b + C * a];
+          wt[b + C * a] = w[a + C * b];
         }
       }
       const double* base = blocks.colptr(c0);
-      column_dots(base, base, A2, nw, col_sq.data() + c0);
+      column_dots(base, base, C2, nw, col_sq.data() + c0);
     }
   });
 }
 
 // The gradient through eq. P1: dWs + gw Ws (the data term's gradient and the
-// penalty's, in double) split into its parts' shares (rounded to T), the
-// four products, then the share of V in double: dV(a, b) = dSop(u) / 2 +
-// dKop(k) / 2 and dV(b, a) = dSop(u) / 2 - dKop(k) / 2 for a < b, dV(a, a) =
-// dSop(u). dBplus^T and dBminus^T stay in pr for maps_backward.
-template <class T>
+// penalty's, in double) split into its parts' shares (rounded to Real), the
+// four products, then the share of V in double: dV(a, b) = d_sym_values(u) / 2 +
+// dKop(k) / 2 and dV(b, a) = d_sym_values(u) / 2 - dKop(k) / 2 for a < b, dV(a, a) =
+// d_sym_values(u). dBplus^T and dBminus^T stay in pr for maps_backward.
+template <class Real>
 void couplings_backward(const AttentionPottsSpec& s, const BlockParts& parts, const arma::mat& blocks, double gw,
-                        arma::mat& dws, AttentionProducts<T>& pr, double* gv) {
-  const arma::uword A = s.A, H = s.heads, A2 = A * A, P = s.pairs();
-  const arma::uword S = parts.sym_a.size(), K = parts.anti_a.size();
-  pr.gsym.set_size(S, P);
-  pr.gant.set_size(K, P);
+                        arma::mat& dws, AttentionProducts<Real>& pr, double* gv) {
+  const arma::uword C = s.C, H = s.heads, C2 = C * C, P = s.pairs();
+  const arma::uword n_sym = parts.sym_a.size(), n_anti = parts.anti_a.size();
+  pr.gsym.set_size(n_sym, P);
+  pr.g_anti.set_size(n_anti, P);
   parallel_ranges(P, [&](std::size_t p0, std::size_t p1) {
     for (arma::uword p = p0; p < p1; ++p) {
       double* g = dws.colptr(p);
       const double* w = blocks.colptr(p);
-      for (arma::uword e = 0; e < A2; ++e) g[e] += gw * w[e];
-      T* gs = pr.gsym.colptr(p);
-      T* ga = pr.gant.colptr(p);
-      for (arma::uword a = 0; a < A; ++a) gs[parts.diag_u[a]] = T(g[a + A * a]);
-      for (arma::uword k = 0; k < K; ++k) {
+      for (arma::uword e = 0; e < C2; ++e) g[e] += gw * w[e];
+      Real* gs = pr.gsym.colptr(p);
+      Real* ga = pr.g_anti.colptr(p);
+      for (arma::uword a = 0; a < C; ++a) gs[parts.diag_u[a]] = Real(g[a + C * a]);
+      for (arma::uword k = 0; k < n_anti; ++k) {
         const arma::uword a = parts.anti_a[k], b = parts.anti_b[k];  // a < b
-        gs[parts.anti_u[k]] = T(g[a + A * b] + g[b + A * a]);
-        ga[k] = T(g[a + A * b] - g[b + A * a]);
+        gs[parts.anti_u[k]] = Real(g[a + C * b] + g[b + C * a]);
+        ga[k] = Real(g[a + C * b] - g[b + C * a]);
       }
     }
   });
-  pr.dsop.set_size(S, H);
-  pr.dkop.set_size(K, H);
+  pr.d_sym_values.set_size(n_sym, H);
+  pr.d_anti_values.set_size(n_anti, H);
   pr.dbp_t.set_size(P, H);
   pr.dbm_t.set_size(P, H);
-  dense_product(false, false, S, H, P, pr.gsym.memptr(), S, pr.bp_t.memptr(), P, pr.dsop.memptr(), S);
-  dense_product(false, false, K, H, P, pr.gant.memptr(), K, pr.bm_t.memptr(), P, pr.dkop.memptr(), K);
-  dense_product(true, false, P, H, S, pr.gsym.memptr(), S, pr.sop.memptr(), S, pr.dbp_t.memptr(), P);
-  dense_product(true, false, P, H, K, pr.gant.memptr(), K, pr.kop.memptr(), K, pr.dbm_t.memptr(), P);
+  dense_product(false, false, n_sym, H, P, pr.gsym.memptr(), n_sym, pr.bp_t.memptr(), P, pr.d_sym_values.memptr(),
+                n_sym);
+  dense_product(false, false, n_anti, H, P, pr.g_anti.memptr(), n_anti, pr.bm_t.memptr(), P, pr.d_anti_values.memptr(),
+                n_anti);
+  dense_product(true, false, P, H, n_sym, pr.gsym.memptr(), n_sym, pr.sym_values.memptr(), n_sym, pr.dbp_t.memptr(), P);
+  dense_product(true, false, P, H, n_anti, pr.g_anti.memptr(), n_anti, pr.anti_values.memptr(), n_anti,
+                pr.dbm_t.memptr(), P);
   for (arma::uword h = 0; h < H; ++h) {
-    double* gvh = gv + h * A2;
-    for (arma::uword u = 0; u < S; ++u) {
+    double* gvh = gv + h * C2;
+    for (arma::uword u = 0; u < n_sym; ++u) {
       const arma::uword a = parts.sym_a[u], b = parts.sym_b[u];
-      const double ds = double(pr.dsop(u, h));
+      const double ds = double(pr.d_sym_values(u, h));
       if (a == b) {
-        gvh[a + A * a] = ds;
+        gvh[a + C * a] = ds;
         continue;
       }
-      const double dk = double(pr.dkop(parts.anti_of[a + A * b], h));
-      gvh[a + A * b] = 0.5 * ds + 0.5 * dk;
-      gvh[b + A * a] = 0.5 * ds - 0.5 * dk;
+      const double dk = double(pr.d_anti_values(parts.anti_of[a + C * b], h));
+      gvh[a + C * b] = 0.5 * ds + 0.5 * dk;
+      gvh[b + C * a] = 0.5 * ds - 0.5 * dk;
     }
   }
 }
@@ -267,9 +272,9 @@ void couplings_backward(const AttentionPottsSpec& s, const BlockParts& parts, co
 // The gradient w.r.t. q and k: dA^h_ij = (dBplus + dBminus) / 2 and dA^h_ji =
 // (dBplus - dBminus) / 2 of each pair (in double), through the softmax of
 // each query row, then St = K^T Q / sqrt(d); written to g's q and k parts.
-template <class T>
+template <class Real>
 void maps_backward(const AttentionPottsSpec& s, const arma::vec& x, const AttentionPottsWorkspace& work,
-                   const AttentionProducts<T>& pr, double* g) {
+                   const AttentionProducts<Real>& pr, double* g) {
   const arma::uword L = s.L, d = s.head_dim;
   const double scale = 1.0 / std::sqrt(double(d));
   parallel_ranges(s.heads, [&](std::size_t h0, std::size_t h1) {
@@ -278,8 +283,8 @@ void maps_backward(const AttentionPottsSpec& s, const arma::vec& x, const Attent
     dst.set_size(L, L);
     dots.resize(L);
     for (arma::uword h = h0; h < h1; ++h) {
-      const T* dp = pr.dbp_t.colptr(h);
-      const T* dm = pr.dbm_t.colptr(h);
+      const Real* dp = pr.dbp_t.colptr(h);
+      const Real* dm = pr.dbm_t.colptr(h);
       const double* att = work.maps.colptr(L * h);
       // Column i: dA^h_ij over j (query i), the pair (j, i) for j < i.
       for (arma::uword i = 0; i < L; ++i) {
@@ -343,19 +348,19 @@ void couplings(const AttentionPottsSpec& s, const arma::vec& x, const BlockParts
 }  // namespace
 
 void attention_potts_couplings(const AttentionPottsSpec& s, const arma::vec& x, AttentionPottsWorkspace& work) {
-  couplings(s, x, BlockParts(s.A), work, false);
+  couplings(s, x, BlockParts(s.C), work, false);
 }
 
 double attention_potts_loss(const AttentionPottsSpec& s, const arma::vec& x, const arma::imat& batch,
                             const AttentionPottsPenalty& penalty, arma::vec* grad, AttentionPottsWorkspace& work) {
-  const arma::uword L = s.L, A = s.A;
+  const arma::uword L = s.L, C = s.C;
   const arma::uword B = batch.n_rows;
   if (B == 0 || batch.n_cols != L)
     throw StageError("attention_potts: a batch of " + std::to_string(B) + " x " + std::to_string(batch.n_cols) +
                      " states, expected at least one sequence of " + std::to_string(L));
   if (batch.min() < 0) throw StageError("attention_potts: a negative state in the batch");
   if (penalty.family_size < 1) throw StageError("attention_potts: family_size: expected at least 1");
-  const BlockParts parts(A);
+  const BlockParts parts(C);
   couplings(s, x, parts, work, true);
   const double* b = x.memptr();
   // The data term (pad_data_term.h), its residuals scaled by 1 / B.
@@ -363,24 +368,24 @@ double attention_potts_loss(const AttentionPottsSpec& s, const arma::vec& x, con
   arma::uword n_targets = 0;
   const double data_scale = penalty.squared ? double(penalty.family_size) / double(B) : 1.0 / double(B);
   const double ce =
-      pad_data_term(L, A, work.blocks, work.blocks_t, b, batch, data_scale, work.data, &n_targets,
+      pad_data_term(L, C, work.blocks, work.blocks_t, b, batch, data_scale, work.data, &n_targets,
                     grad != nullptr ? &work.dblocks : nullptr, grad != nullptr ? grad->memptr() : nullptr);
   // Penalty: ||W||_F^2 = 2 sum_p ||Ws_p||^2 (both ordered pairs; the
   // blocks' squares from attention_potts_couplings).
   double blocks_sq = 0.0;
   for (double c : work.col_sq) blocks_sq += c;
   double b2 = 0.0;
-  for (arma::uword e = 0; e < A * L; ++e) b2 += b[e] * b[e];
+  for (arma::uword e = 0; e < C * L; ++e) b2 += b[e] * b[e];
   double loss = 0.0, gb = 0.0, gw = 0.0;  // the penalty's gradient: gb b on the fields, gw Ws_p on each block
   if (penalty.squared) {                  // eq. O1s
-    const double k_w = double(n_targets) * penalty.lambda * double(A) / (2.0 * double(B));
+    const double k_w = double(n_targets) * penalty.lambda * double(C) / (2.0 * double(B));
     const double k_b = s.fields ? double(n_targets) * penalty.lambda / (double(B) * double(L)) : 0.0;
     loss = ce * data_scale + (k_w * (2.0 * blocks_sq) + k_b * b2);
     gb = 2.0 * k_b;
     gw = 4.0 * k_w;
   } else {  // eq. O1: b / ||b|| on the fields, 2 Ws_p / ||W|| on each block
     const double norm_w = std::sqrt(2.0 * blocks_sq), norm_b = std::sqrt(b2);
-    const double c_w = penalty.lambda * double(L - 1) * double(A - 1) / double(penalty.family_size);
+    const double c_w = penalty.lambda * double(L - 1) * double(C - 1) / double(penalty.family_size);
     const double c_b = penalty.lambda / double(penalty.family_size);
     const double tb = double(n_targets) / double(B);
     loss = ce / double(B) + tb * (c_w * norm_w + c_b * norm_b);
@@ -390,7 +395,7 @@ double attention_potts_loss(const AttentionPottsSpec& s, const arma::vec& x, con
   if (grad == nullptr) return loss;
 
   double* g = grad->memptr();
-  for (arma::uword e = 0; e < A * L; ++e) g[e] = s.fields ? g[e] + gb * b[e] : 0.0;
+  for (arma::uword e = 0; e < C * L; ++e) g[e] = s.fields ? g[e] + gb * b[e] : 0.0;
   // Through eq. P1 to V and to the maps, the penalty's share of each block
   // joining the data term's on the way.
   with_products(s, work, [&](auto& pr) {
@@ -403,7 +408,7 @@ double attention_potts_loss(const AttentionPottsSpec& s, const arma::vec& x, con
 arma::mat attention_potts_block_norms(const AttentionPottsSpec& s, const arma::vec& x) {
   AttentionPottsWorkspace work;
   attention_potts_couplings(s, x, work);
-  return pair_block_norms(s.L, s.A, work.blocks);
+  return pair_block_norms(s.L, s.C, work.blocks);
 }
 
 double attention_potts_median_row_max(const AttentionPottsSpec& s, const arma::vec& x) {
@@ -425,26 +430,26 @@ arma::vec attention_potts_start(const AttentionPottsSpec& s, const arma::imat& s
                      std::to_string(sequences.n_cols) + " sequences, expected M >= 1 rows of " + std::to_string(s.L));
   if (!(lambda >= 0.0)) throw StageError("attention_potts: lambda: expected a non-negative number");
   arma::vec x(s.parameter_count());
-  // Fields: log(n_i(a) + lambda log N), centred over a.
+  // Fields: log(n_i(a) + lambda log M), centred over a.
   const double pseudo = lambda * std::log(double(sequences.n_rows));
   for (arma::uword i = 0; i < s.L; ++i) {
-    std::vector<double> n(s.A, 0.0);
+    std::vector<double> n(s.C, 0.0);
     for (arma::uword m = 0; m < sequences.n_rows; ++m) {
       const arma::sword t = sequences(m, i);
-      if (t >= 0 && arma::uword(t) < s.A) n[arma::uword(t)] += 1.0;
+      if (t >= 0 && arma::uword(t) < s.C) n[arma::uword(t)] += 1.0;
     }
     double mean = 0.0;
-    for (arma::uword a = 0; a < s.A; ++a) {
+    for (arma::uword a = 0; a < s.C; ++a) {
       n[a] = std::log(n[a] + pseudo);
       mean += n[a];
     }
-    mean /= double(s.A);
-    for (arma::uword a = 0; a < s.A; ++a) x(a + s.A * i) = s.fields ? n[a] - mean : 0.0;
+    mean /= double(s.C);
+    for (arma::uword a = 0; a < s.C; ++a) x(a + s.C * i) = s.fields ? n[a] - mean : 0.0;
   }
   Rng rng(seed, streams::kInit);
-  const double dd = double(s.head_dim), HH = double(s.heads), LL = double(s.L), AA = double(s.A);
+  const double dd = double(s.head_dim), HH = double(s.heads), LL = double(s.L), CC = double(s.C);
   const double a_qk = std::sqrt(6.0 / (HH * dd + LL * dd));
-  const double a_v = std::sqrt(6.0 / (AA * AA + HH * AA));
+  const double a_v = std::sqrt(6.0 / (CC * CC + HH * CC));
   for (arma::uword e = s.q_offset(); e < s.v_offset(); ++e) x(e) = a_qk * (2.0 * rng.uniform() - 1.0);
   for (arma::uword e = s.v_offset(); e < x.n_elem; ++e) x(e) = a_v * (2.0 * rng.uniform() - 1.0);
   return x;
@@ -490,9 +495,9 @@ AttentionPottsFit fit_attention_potts(const AttentionPottsSpec& spec, const arma
 
 double attention_potts_mean_loss(const AttentionPottsSpec& spec, const arma::vec& x, const arma::imat& sequences) {
   AttentionPottsWorkspace work;
-  couplings(spec, x, BlockParts(spec.A), work, true);
+  couplings(spec, x, BlockParts(spec.C), work, true);
   arma::uword n_targets = 0;
-  const double ce = pad_data_term(spec.L, spec.A, work.blocks, work.blocks_t, x.memptr(), sequences, 1.0, work.data,
+  const double ce = pad_data_term(spec.L, spec.C, work.blocks, work.blocks_t, x.memptr(), sequences, 1.0, work.data,
                                   &n_targets, nullptr, nullptr);
   return n_targets == 0 ? 0.0 : ce / double(n_targets);
 }

@@ -17,13 +17,13 @@ namespace potts {
 namespace {
 
 // A batch with pads (state A) at a fifth of the entries, one all-pad row.
-arma::imat make_batch(arma::uword B, arma::uword L, arma::uword A, std::uint64_t seed) {
+arma::imat make_batch(arma::uword B, arma::uword L, arma::uword C, std::uint64_t seed) {
   Rng rng(seed, 99);
   arma::imat s(B, L);
   for (arma::uword n = 0; n < B; ++n)
     for (arma::uword i = 0; i < L; ++i)
-      s(n, i) = rng.uniform() < 0.2 ? arma::sword(A) : arma::sword(rng.uniform() * double(A));
-  s.row(B - 1).fill(arma::sword(A));
+      s(n, i) = rng.uniform() < 0.2 ? arma::sword(C) : arma::sword(rng.uniform() * double(C));
+  s.row(B - 1).fill(arma::sword(C));
   return s;
 }
 
@@ -31,12 +31,12 @@ arma::imat make_batch(arma::uword B, arma::uword L, arma::uword A, std::uint64_t
 // symmetrisation; each conditional; the unsquared norms.
 double direct_loss(const AttentionPottsSpec& s, const arma::vec& x, const arma::imat& batch,
                    const AttentionPottsPenalty& pen) {
-  const arma::uword L = s.L, A = s.A, d = s.head_dim;
-  arma::mat W(L * A, L * A, arma::fill::zeros);
+  const arma::uword L = s.L, C = s.C, d = s.head_dim;
+  arma::mat W(L * C, L * C, arma::fill::zeros);
   for (arma::uword h = 0; h < s.heads; ++h) {
     arma::mat q(x.memptr() + s.q_offset() + h * d * L, d, L);
     arma::mat k(x.memptr() + s.k_offset() + h * d * L, d, L);
-    arma::mat V(x.memptr() + s.v_offset() + h * A * A, A, A);
+    arma::mat V(x.memptr() + s.v_offset() + h * C * C, C, C);
     for (arma::uword i = 0; i < L; ++i) {
       arma::vec logit(L);
       for (arma::uword j = 0; j < L; ++j) logit(j) = arma::dot(q.col(i), k.col(j)) / std::sqrt(double(d));
@@ -45,23 +45,23 @@ double direct_loss(const AttentionPottsSpec& s, const arma::vec& x, const arma::
       arma::vec att = arma::exp(logit);
       att(i) = 0.0;
       att /= arma::accu(att);
-      for (arma::uword j = 0; j < L; ++j) W.submat(i * A, j * A, i * A + A - 1, j * A + A - 1) += att(j) * V;
+      for (arma::uword j = 0; j < L; ++j) W.submat(i * C, j * C, i * C + C - 1, j * C + C - 1) += att(j) * V;
     }
   }
   W = 0.5 * (W + W.t());
-  arma::mat b(x.memptr(), A, L);
+  arma::mat b(x.memptr(), C, L);
   double ce = 0.0;
-  double T = 0.0;
+  double Real = 0.0;
   for (arma::uword n = 0; n < batch.n_rows; ++n)
     for (arma::uword i = 0; i < L; ++i) {
-      if (batch(n, i) >= arma::sword(A)) continue;
+      if (batch(n, i) >= arma::sword(C)) continue;
       arma::vec z = b.col(i);
       for (arma::uword j = 0; j < L; ++j)
-        if (j != i && batch(n, j) < arma::sword(A))
-          z += W.submat(i * A, j * A + batch(n, j), i * A + A - 1, j * A + batch(n, j));
+        if (j != i && batch(n, j) < arma::sword(C))
+          z += W.submat(i * C, j * C + batch(n, j), i * C + C - 1, j * C + batch(n, j));
       const double mx = z.max();
       ce += mx + std::log(arma::accu(arma::exp(z - mx))) - z(batch(n, i));
-      T += 1.0;
+      Real += 1.0;
     }
   const double B = double(batch.n_rows);
   if (!s.fields) {
@@ -69,13 +69,13 @@ double direct_loss(const AttentionPottsSpec& s, const arma::vec& x, const arma::
   }
   if (pen.squared) {  // eq. O1s, mogwai a24d741's loss
     const double N = double(pen.family_size);
-    const double reg = pen.lambda * double(A) / (2.0 * B) * std::pow(arma::norm(W, "fro"), 2) +
+    const double reg = pen.lambda * double(C) / (2.0 * B) * std::pow(arma::norm(W, "fro"), 2) +
                        (s.fields ? pen.lambda / (B * double(L)) * std::pow(arma::norm(b, "fro"), 2) : 0.0);
-    return N / B * ce + T * reg;
+    return N / B * ce + Real * reg;
   }
-  const double cw = pen.lambda * double(L - 1) * double(A - 1) / double(pen.family_size);
+  const double cw = pen.lambda * double(L - 1) * double(C - 1) / double(pen.family_size);
   const double cb = pen.lambda / double(pen.family_size);
-  return ce / B + T / B * (cw * arma::norm(W, "fro") + cb * arma::norm(b, "fro"));
+  return ce / B + Real / B * (cw * arma::norm(W, "fro") + cb * arma::norm(b, "fro"));
 }
 
 struct Problem {
@@ -88,7 +88,7 @@ struct Problem {
 Problem small_problem() {
   Problem p;
   p.spec.L = 6;
-  p.spec.A = 4;
+  p.spec.C = 4;
   p.spec.heads = 2;
   p.spec.head_dim = 3;
   p.batch = make_batch(5, 6, 4, 3);
@@ -153,8 +153,8 @@ TEST(AttentionPotts, PadsAreNeitherInputsNorTargets) {
   // batch equals that of the batch with sequence 0's site 2 removed from
   // both roles, i.e. changing the pad to another pad code changes nothing...
   arma::imat other = p.batch;
-  other(0, 2) = arma::sword(p.spec.A) + 3;
-  p.batch(0, 2) = arma::sword(p.spec.A);
+  other(0, 2) = arma::sword(p.spec.C) + 3;
+  p.batch(0, 2) = arma::sword(p.spec.C);
   arma::vec g1, g2;
   const double f1 = attention_potts_loss(p.spec, p.x, p.batch, p.pen, &g1, work);
   const double f2 = attention_potts_loss(p.spec, p.x, other, p.pen, &g2, work);
@@ -165,7 +165,7 @@ TEST(AttentionPotts, PadsAreNeitherInputsNorTargets) {
   EXPECT_NE(attention_potts_loss(p.spec, p.x, other, p.pen, nullptr, work), f1);
   // A batch of pads only: no targets, no loss.
   arma::imat pads(3, p.spec.L);
-  pads.fill(arma::sword(p.spec.A));
+  pads.fill(arma::sword(p.spec.C));
   EXPECT_EQ(attention_potts_loss(p.spec, p.x, pads, p.pen, &g1, work), 0.0);
   EXPECT_EQ(arma::abs(g1).max(), 0.0);
 }
@@ -191,10 +191,10 @@ TEST(AttentionPotts, SameBitsAtAnyThreadCount) {
     AttentionPottsSpec s;
     s.float_products = fl;
     s.L = 23;
-    s.A = 20;
+    s.C = 20;
     s.heads = 5;
     s.head_dim = 4;
-    const arma::imat batch = make_batch(9, s.L, s.A, 5);
+    const arma::imat batch = make_batch(9, s.L, s.C, 5);
     const arma::vec x = attention_potts_start(s, batch, 1e-3, 3);
     AttentionPottsPenalty pen;
     pen.lambda = 1e-3;
@@ -215,7 +215,7 @@ TEST(AttentionPotts, SameBitsAtAnyThreadCount) {
 TEST(AttentionPotts, StartIsXavierAndTheRegularisedProfile) {
   AttentionPottsSpec s;
   s.L = 7;
-  s.A = 20;
+  s.C = 20;
   s.heads = 4;
   s.head_dim = 3;
   arma::imat seqs(10, s.L);
@@ -228,7 +228,7 @@ TEST(AttentionPotts, StartIsXavierAndTheRegularisedProfile) {
   const double mean = (std::log(9.0 + pc) + 19.0 * std::log(pc)) / 20.0;
   EXPECT_NEAR(x(2), std::log(9.0 + pc) - mean, 1e-12);
   EXPECT_NEAR(x(0), std::log(pc) - mean, 1e-12);
-  EXPECT_NEAR(arma::accu(x.head(s.A)), 0.0, 1e-12);
+  EXPECT_NEAR(arma::accu(x.head(s.C)), 0.0, 1e-12);
   const double a_qk = std::sqrt(6.0 / (4.0 * 3.0 + 7.0 * 3.0)), a_v = std::sqrt(6.0 / (400.0 + 80.0));
   const arma::vec qk = x.subvec(s.q_offset(), s.v_offset() - 1), v = x.subvec(s.v_offset(), x.n_elem - 1);
   EXPECT_LE(arma::abs(qk).max(), a_qk);

@@ -70,7 +70,7 @@ TEST(AttentionQuick, SummariesSayWhatWasFitted) {
   // above a uniform row's 1 / (L - 1), so that bound could not fail.
   AttentionPottsSpec spec;
   spec.L = kL;
-  spec.A = kA;
+  spec.C = kA;
   spec.heads = 4;
   spec.head_dim = 8;
   spec.float_products = true;

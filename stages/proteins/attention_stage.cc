@@ -27,7 +27,7 @@ struct AttentionRun {
 
 AttentionRun read_run(Config& cfg) {
   AttentionRun r;
-  r.spec.A = kGap;  // the 20 amino acids; the gap (state 20) is the pad
+  r.spec.C = kGap;  // the 20 amino acids; the gap (state 20) is the pad
   r.spec.heads = arma::uword(cfg.integer("heads", 1, 4096));
   r.spec.head_dim = arma::uword(cfg.integer("head_dim", 1, 1024));
   r.spec.float_products = cfg.choice("products", {"double", "float"}) == "float";

@@ -13,9 +13,9 @@ namespace potts {
 
 void run_train(Stage& st) {
   // the configuration, validated before any work
-  const train::ModelConfig mc = train::read_model_config(st.config());
-  const std::string& kind = mc.kind;
-  const train::TrainOptions& to = mc.train;
+  const train::ModelConfig model_config = train::read_model_config(st.config());
+  const std::string& kind = model_config.kind;
+  const train::TrainOptions& train_options = model_config.train;
 
   // --- data ---
   const train::MlmData data = train::read_mlm_data(st);
@@ -24,14 +24,14 @@ void run_train(Stage& st) {
   const nn::SequenceSet &train = data.train, &test = data.test;
 
   // --- model ---
-  const std::unique_ptr<nn::MlmModel> model = train::make_model(mc, L, C, st.seed());
+  const std::unique_ptr<nn::MlmModel> model = train::make_model(model_config, L, C, st.seed());
 
   // --- training ---
   const auto t0 = std::chrono::steady_clock::now();
   train::TrainResult res =
-      train::train_mlm(*model, train, test, truth, to, st.seed(), [&](const train::EpochRecord& r) {
+      train::train_mlm(*model, train, test, truth, train_options, st.seed(), [&](const train::EpochRecord& r) {
         std::fprintf(stderr, "train %s: epoch %d/%d  train %.5f  test %.5f  eps* %.5f  e_rec %.4f  lr %.4g\n",
-                     kind.c_str(), r.epoch, to.epochs, r.train_loss, r.test_loss, r.optimal_test_loss,
+                     kind.c_str(), r.epoch, train_options.epochs, r.train_loss, r.test_loss, r.optimal_test_loss,
                      r.reconstruction_error, r.lr);
       });
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -51,26 +51,26 @@ void run_train(Stage& st) {
   train::write_curves(st.output("curves.csv"), res);
 
   const train::EpochRecord& last = res.curve.back();
-  nlohmann::json s = train::run_summary(data, res, to);
+  nlohmann::json s = train::run_summary(data, res, train_options);
   s["model"] = kind;
   s["final_train_loss_all_positions"] = train_loss_all;
   s["parameters"] = nn::parameter_count(*model);
-  s["lr_schedule"] = to.optimiser == "sgd" ? "cosine to 0 over all steps" : "none (line search)";
-  s["masking"] = to.masking;
-  s["precision"] = nn::to_string(mc.precision);
+  s["lr_schedule"] = train_options.optimiser == "sgd" ? "cosine to 0 over all steps" : "none (line search)";
+  s["masking"] = train_options.masking;
+  s["precision"] = nn::to_string(model_config.precision);
   if (kind == "factored") {
     s["init"] = {{"A", "N(0, init_std_A^2) off the diagonal"},
                  {"V", "N(0, init_std_V^2)"},
-                 {"init_std_A", mc.init_std_A},
-                 {"init_std_V", mc.init_std_V}};
+                 {"init_std_A", model_config.init_std_A},
+                 {"init_std_V", model_config.init_std_V}};
   } else {
-    const nn::TransformerOptions& tro = mc.transformer;
-    s.update(train::architecture_summary(tro));
-    s["output_projection"] = tro.output_projection;
-    s["layernorm_eps"] = tro.layernorm_eps;
+    const nn::TransformerOptions& transformer = model_config.transformer;
+    s.update(train::architecture_summary(transformer));
+    s["output_projection"] = transformer.output_projection;
+    s["layernorm_eps"] = transformer.layernorm_eps;
     s["init"] = "Xavier-uniform weights, zero biases, LayerNorm gamma 1 beta 0";
-    s["attention_map"] =
-        tro.layers >= 2 ? "mean of the last two layers' masked-position rows" : "the layer's masked-position rows";
+    s["attention_map"] = transformer.layers >= 2 ? "mean of the last two layers' masked-position rows"
+                                                 : "the layer's masked-position rows";
   }
   st.write_summary(s);
   st.timings()["training_seconds"] = seconds;

@@ -99,7 +99,7 @@ struct AttentionProblem {
 inline AttentionProblem make_attention_problem() {
   AttentionProblem p;
   p.spec.L = 7;
-  p.spec.A = 4;
+  p.spec.C = 4;
   p.spec.heads = 2;
   p.spec.head_dim = 3;
   const arma::uword M = 40;
@@ -111,7 +111,7 @@ inline AttentionProblem make_attention_problem() {
   p.sequences.set_size(M, p.spec.L);
   for (arma::uword mu = 0; mu < M; ++mu)
     for (arma::uword i = 0; i < p.spec.L; ++i)  // about one state in six a pad
-      p.sequences(mu, i) = arma::sword(rng.uniform() < 0.15 ? p.spec.A : rng.below(p.spec.A));
+      p.sequences(mu, i) = arma::sword(rng.uniform() < 0.15 ? p.spec.C : rng.below(p.spec.C));
   p.x0 = attention_potts_start(p.spec, p.sequences, p.penalty.lambda, p.seed);
   p.options.steps = 20;
   p.options.batch_size = 16;
@@ -140,7 +140,7 @@ inline nlohmann::json to_json(const AttentionProblem& p, bool with_start = true)
   nlohmann::json j;
   j["model"] = "attention";
   j["L"] = p.spec.L;
-  j["A"] = p.spec.A;
+  j["A"] = p.spec.C;
   j["heads"] = p.spec.heads;
   j["head_dim"] = p.spec.head_dim;
   j["lambda"] = p.penalty.lambda;
