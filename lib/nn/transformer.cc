@@ -168,20 +168,21 @@ void VanillaTransformer::block_forward(const EncoderBlockT<T>& p, EncoderBlockCa
 
 // dY: d x (B Lq) -> writes dX (d x (B L)), accumulates the block's gradients g.
 template <class T>
-void VanillaTransformer::block_backward(const EncoderBlockT<T>& p, EncoderBlockT<T>& g, EncoderBlockCache<T>& c,
-                                        const Mat<T>& X, const Mat<T>& dY, Mat<T>& dX, arma::uword Lq) const {
-  layernorm_backward(c.dR2, g.ln2_gamma, g.ln2_beta, dY, c.ln2, p.ln2_gamma, Grad::kOverwrite);
+void VanillaTransformer::block_backward(const EncoderBlockT<T>& p, EncoderBlockT<T>& block_grads,
+                                        EncoderBlockCache<T>& c, const Mat<T>& X, const Mat<T>& dY, Mat<T>& dX,
+                                        arma::uword Lq) const {
+  layernorm_backward(c.dR2, block_grads.ln2_gamma, block_grads.ln2_beta, dY, c.ln2, p.ln2_gamma, Grad::kOverwrite);
   // forward: R2 = Y1 + F, F = W_2 H + b_2
   c.dY1 = c.dR2;
   c.dH.zeros(arma::size(c.H));
-  linear_backward(&c.dH, g.W2, g.b2, c.dR2, c.H, p.W2);
+  linear_backward(&c.dH, block_grads.W2, block_grads.b2, c.dR2, c.H, p.W2);
   relu_backward(c.dHpre, c.dH, c.H, Grad::kOverwrite);
-  linear_backward(&c.dY1, g.W1, g.b1, c.dHpre, c.Y1, p.W1);
-  layernorm_backward(c.dR1, g.ln1_gamma, g.ln1_beta, c.dY1, c.ln1, p.ln1_gamma, Grad::kOverwrite);
+  linear_backward(&c.dY1, block_grads.W1, block_grads.b1, c.dHpre, c.Y1, p.W1);
+  layernorm_backward(c.dR1, block_grads.ln1_gamma, block_grads.ln1_beta, c.dY1, c.ln1, p.ln1_gamma, Grad::kOverwrite);
   // forward: R1 = Xq + Z, Z = W_o O + b_o
   if (o_.output_projection) {
     c.dO.zeros(arma::size(c.O));
-    linear_backward(&c.dO, g.Wo, g.bo, c.dR1, c.O, p.Wo);
+    linear_backward(&c.dO, block_grads.Wo, block_grads.bo, c.dR1, c.O, p.Wo);
   } else {
     c.dO = c.dR1;
   }
@@ -189,23 +190,24 @@ void VanillaTransformer::block_backward(const EncoderBlockT<T>& p, EncoderBlockT
   // forward: R1 = Xq + Z, Q = W_q Xq + b_q
   if (c.query_cols.empty()) {  // Xq = X
     dX = c.dR1;
-    linear_backward(&dX, g.Wq, g.bq, c.dQ, X, p.Wq);
+    linear_backward(&dX, block_grads.Wq, block_grads.bq, c.dQ, X, p.Wq);
   } else {
     c.dXq = c.dR1;
-    linear_backward(&c.dXq, g.Wq, g.bq, c.dQ, c.Xq, p.Wq);
+    linear_backward(&c.dXq, block_grads.Wq, block_grads.bq, c.dQ, c.Xq, p.Wq);
     dX.zeros(arma::size(X));
     gather_backward(dX, c.dXq, c.query_cols);
   }
   // forward: K = W_k X + b_k, V = W_v X + b_v
-  linear_backward(&dX, g.Wk, g.bk, c.dK, X, p.Wk);
-  linear_backward(&dX, g.Wv, g.bv, c.dV, X, p.Wv);
+  linear_backward(&dX, block_grads.Wk, block_grads.bk, c.dK, X, p.Wk);
+  linear_backward(&dX, block_grads.Wv, block_grads.bv, c.dV, X, p.Wv);
 }
 
 // ---------------------------------------------------------------------------
 template <class T>
-double VanillaTransformer::forward(const TransformerWeights<T>& w, TransformerPass<T>& pass, const SequenceSet& data,
-                                   const std::vector<arma::uword>& rows, const std::vector<int>& masked) const {
-  const arma::uword B = rows.size(), L = o_.L, N = w.blocks.size();
+double VanillaTransformer::forward(const TransformerWeights<T>& weights, TransformerPass<T>& pass,
+                                   const SequenceSet& data, const std::vector<arma::uword>& rows,
+                                   const std::vector<int>& masked) const {
+  const arma::uword B = rows.size(), L = o_.L, N = weights.blocks.size();
   pass.tokens.resize(B * L);
   pass.targets.resize(B);
   for (arma::uword b = 0; b < B; ++b) {
@@ -214,7 +216,7 @@ double VanillaTransformer::forward(const TransformerWeights<T>& w, TransformerPa
     pass.tokens[b * L + masked[b]] = int(o_.C);  // the mask token
     pass.targets[b] = s[masked[b]];
   }
-  embedding_forward(pass.X0, pass.tokens, w.W_emb, w.b_emb, pass.PE, L);
+  embedding_forward(pass.X0, pass.tokens, weights.W_emb, weights.b_emb, pass.PE, L);
   for (arma::uword n = 0; n < N; ++n) {
     EncoderBlockCache<T>& c = pass.caches[n];
     const bool last = n + 1 == N;
@@ -222,24 +224,24 @@ double VanillaTransformer::forward(const TransformerWeights<T>& w, TransformerPa
     if (last)
       for (arma::uword b = 0; b < B; ++b)
         c.query_cols.push_back(b * L + masked[b]);  // only the masked position reaches the read-out
-    block_forward(w.blocks[n], c, n == 0 ? pass.X0 : pass.caches[n - 1].Y, last ? 1 : L);
+    block_forward(weights.blocks[n], c, n == 0 ? pass.X0 : pass.caches[n - 1].Y, last ? 1 : L);
   }
   const Mat<T>& Y = pass.caches[N - 1].Y;  // d x B, the masked positions
   if (o_.head == "tutorial") {
-    linear_forward(pass.Hh_pre, Y, w.Wh1, w.bh1);
-    layernorm_forward(pass.Hh_ln, pass.lnh, pass.Hh_pre, w.lnh_gamma, w.lnh_beta, o_.layernorm_eps);
+    linear_forward(pass.Hh_pre, Y, weights.Wh1, weights.bh1);
+    layernorm_forward(pass.Hh_ln, pass.lnh, pass.Hh_pre, weights.lnh_gamma, weights.lnh_beta, o_.layernorm_eps);
     relu_forward(pass.Hh, pass.Hh_ln);
-    linear_forward(pass.logits, pass.Hh, w.W_out, w.b_out);
+    linear_forward(pass.logits, pass.Hh, weights.W_out, weights.b_out);
   } else {
-    linear_forward(pass.logits, Y, w.W_out, w.b_out);
+    linear_forward(pass.logits, Y, weights.W_out, weights.b_out);
   }
   return cross_entropy_forward(pass.probs, pass.logits, pass.targets);
 }
 
 template <class T>
-void VanillaTransformer::backward(const TransformerWeights<T>& w, TransformerWeights<T>& g,
+void VanillaTransformer::backward(const TransformerWeights<T>& weights, TransformerWeights<T>& grads,
                                   TransformerPass<T>& pass) const {
-  const arma::uword N = w.blocks.size();
+  const arma::uword N = weights.blocks.size();
   Mat<T> dlogits(arma::size(pass.logits), arma::fill::zeros);
   cross_entropy_backward(dlogits, pass.probs, pass.targets, 1.0);
   const Mat<T>& Y = pass.caches[N - 1].Y;
@@ -247,21 +249,21 @@ void VanillaTransformer::backward(const TransformerWeights<T>& w, TransformerWei
   if (o_.head == "tutorial") {
     Mat<T> dHh(arma::size(pass.Hh), arma::fill::zeros), dHln(arma::size(pass.Hh_ln), arma::fill::zeros),
         dHpre(arma::size(pass.Hh_pre), arma::fill::zeros);
-    linear_backward(&dHh, g.W_out, g.b_out, dlogits, pass.Hh, w.W_out);
+    linear_backward(&dHh, grads.W_out, grads.b_out, dlogits, pass.Hh, weights.W_out);
     relu_backward(dHln, dHh, pass.Hh);
-    layernorm_backward(dHpre, g.lnh_gamma, g.lnh_beta, dHln, pass.lnh, w.lnh_gamma);
-    linear_backward(&dY, g.Wh1, g.bh1, dHpre, Y, w.Wh1);
+    layernorm_backward(dHpre, grads.lnh_gamma, grads.lnh_beta, dHln, pass.lnh, weights.lnh_gamma);
+    linear_backward(&dY, grads.Wh1, grads.bh1, dHpre, Y, weights.Wh1);
   } else {
-    linear_backward(&dY, g.W_out, g.b_out, dlogits, Y, w.W_out);
+    linear_backward(&dY, grads.W_out, grads.b_out, dlogits, Y, weights.W_out);
   }
   const Mat<T>* dnext = &dY;  // gradient of the current block's output
   for (arma::uword n = N; n-- > 0;) {
     const Mat<T>& X = n == 0 ? pass.X0 : pass.caches[n - 1].Y;
     EncoderBlockCache<T>& c = pass.caches[n];
-    block_backward(w.blocks[n], g.blocks[n], c, X, *dnext, c.dX, n + 1 == N ? 1 : o_.L);
+    block_backward(weights.blocks[n], grads.blocks[n], c, X, *dnext, c.dX, n + 1 == N ? 1 : o_.L);
     dnext = &c.dX;
   }
-  embedding_backward(g.W_emb, g.b_emb, *dnext, pass.tokens);
+  embedding_backward(grads.W_emb, grads.b_emb, *dnext, pass.tokens);
 }
 
 double VanillaTransformer::forward_backward(const Batch& batch, bool want_grad) {
@@ -296,11 +298,11 @@ double VanillaTransformer::forward_backward(const Batch& batch, bool want_grad) 
 }
 
 template <class T>
-double VanillaTransformer::evaluate_chunk(const TransformerWeights<T>& w, TransformerPass<T>& pass,
+double VanillaTransformer::evaluate_chunk(const TransformerWeights<T>& weights, TransformerPass<T>& pass,
                                           const SequenceSet& test, const std::vector<arma::uword>& rows,
                                           const std::vector<int>& masked, arma::mat& last, arma::mat& previous) const {
-  const arma::uword L = o_.L, N = w.blocks.size();
-  const double loss = forward(w, pass, test, rows, masked);
+  const arma::uword L = o_.L, N = weights.blocks.size();
+  const double loss = forward(weights, pass, test, rows, masked);
   for (arma::uword b = 0; b < rows.size(); ++b) {
     const arma::uword i = masked[b];
     for (arma::uword k = 0; k < L; ++k) {

@@ -93,19 +93,19 @@ class VanillaTransformer : public MlmModel {
 
  private:
   template <class T>
-  double forward(const TransformerWeights<T>& w, TransformerPass<T>& pass, const SequenceSet& data,
+  double forward(const TransformerWeights<T>& weights, TransformerPass<T>& pass, const SequenceSet& data,
                  const std::vector<arma::uword>& rows, const std::vector<int>& masked) const;
   template <class T>
-  void backward(const TransformerWeights<T>& w, TransformerWeights<T>& g, TransformerPass<T>& pass) const;
+  void backward(const TransformerWeights<T>& weights, TransformerWeights<T>& grads, TransformerPass<T>& pass) const;
   template <class T>
   void block_forward(const EncoderBlockT<T>& p, EncoderBlockCache<T>& c, const Mat<T>& X, arma::uword Lq) const;
   template <class T>
-  void block_backward(const EncoderBlockT<T>& p, EncoderBlockT<T>& g, EncoderBlockCache<T>& c, const Mat<T>& X,
-                      const Mat<T>& dY, Mat<T>& dX, arma::uword Lq) const;
+  void block_backward(const EncoderBlockT<T>& p, EncoderBlockT<T>& block_grads, EncoderBlockCache<T>& c,
+                      const Mat<T>& X, const Mat<T>& dY, Mat<T>& dX, arma::uword Lq) const;
   // Loss summed over the examples and, for N >= 2, the attention maps of the
   // last two layers summed into last / previous (evaluation).
   template <class T>
-  double evaluate_chunk(const TransformerWeights<T>& w, TransformerPass<T>& pass, const SequenceSet& test,
+  double evaluate_chunk(const TransformerWeights<T>& weights, TransformerPass<T>& pass, const SequenceSet& test,
                         const std::vector<arma::uword>& rows, const std::vector<int>& masked, arma::mat& last,
                         arma::mat& previous) const;
   // The float copy of w (refreshed before every float pass).
