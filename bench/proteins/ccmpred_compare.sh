@@ -27,10 +27,12 @@
 # its kernels pinned to AVX2: tools/bazel build //bench/proteins:couplings_avx2,
 # then --couplings bazel-bin/bench/proteins/couplings_avx2.
 # CCMpred: CCMPRED=/path/to/ccmpred, or built once from --ccmpred-sources DIR
-# (a folder with CCMpred's and libconjugrad's source archives and a
-# build-ccmpred.sh that builds them into the folder it is given) into
-# ~/.cache/potts_attention_peers. Run it on an otherwise idle machine: the
-# times are what it measures.
+# (a folder with CCMpred's and libconjugrad's source archives) by
+# build_ccmpred.sh into ~/.cache/potts_attention_peers/ccmpred_omp, with its
+# OpenMP loops compiled (CCMpred's own CMake build leaves them serial, so its
+# -t would time one thread). A CCMpred that calls no GOMP_parallel is refused
+# at more than one thread. Run it on an otherwise idle machine: the times are
+# what it measures.
 set -euo pipefail
 
 rounds=3
@@ -56,7 +58,7 @@ while [[ $# -gt 0 ]]; do
     --families) families_list=$2; shift 2 ;;
     --no-peer) no_peer=1; shift ;;
     --marker) [[ ${2:-} =~ ^[a-z_]+$ ]] || die "--marker: expected a name of lower-case letters and '_'"; marker=$2; shift 2 ;;
-    -h|--help) sed -n '2,39p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,/^set /{/^set /!p}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (--help)" ;;
   esac
 done
@@ -100,19 +102,22 @@ if ((no_peer)); then
   ccm_desc="no CCMpred (--no-peer)"
   CCMPRED=/bin/true
 elif [[ -z ${CCMPRED:-} ]]; then
-  cache="${XDG_CACHE_HOME:-$HOME/.cache}/potts_attention_peers/ccmpred"
+  cache="${XDG_CACHE_HOME:-$HOME/.cache}/potts_attention_peers/ccmpred_omp"
   peers=$sources
   [[ -z $peers || $peers = /* ]] || peers="$here/$peers"
   if [[ ! -x $cache/bin/ccmpred ]]; then
-    [[ -n $peers && -f $peers/build-ccmpred.sh ]] ||
+    [[ -n $peers ]] ||
       die "no CCMpred: set CCMPRED=/path/to/ccmpred (built from github.com/soedinglab/CCMpred), or give --ccmpred-sources DIR"
     echo "ccmpred_compare: building CCMpred from $peers into $cache ..." >&2
-    bash "$peers/build-ccmpred.sh" "$cache" >&2
+    bash "$runfiles/bench/proteins/build_ccmpred.sh" "$peers" "$cache" >&2 || die "building CCMpred from $peers failed"
   fi
   CCMPRED=$cache/bin/ccmpred
-  ccm_desc="CCMpred built from $(ls "$peers"/ccmpred-*.tar.gz 2>/dev/null | sed -E 's#.*/##; s/\.tar\.gz$//' | head -1 || true) (the peer archive)"
+  ccm_desc="CCMpred built from $(cat "$cache/SOURCE" 2>/dev/null || echo "an unnamed archive") with its OpenMP loops on (bench/proteins/build_ccmpred.sh)"
 fi
 [[ -x $CCMPRED ]] || die "CCMPRED=$CCMPRED is not an executable"
+if ((!no_peer)) && [[ " ${thread_counts[*]} " =~ \ ([2-9]|[1-9][0-9]+)\  ]] && ! nm -D "$CCMPRED" 2>/dev/null | grep -q ' GOMP_parallel'; then
+  die "CCMPRED=$CCMPRED calls no GOMP_parallel: its -t would run one thread (build it with bench/proteins/build_ccmpred.sh)"
+fi
 example="$(dirname "$(readlink -f "$CCMPRED")")/../example/1atzA.aln"
 
 work=$(mktemp -d)
