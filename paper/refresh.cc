@@ -14,42 +14,26 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "lib/core/io.h"
 #include "lib/provenance/refresh.h"
 #include "paper/cli.h"
+#include "paper/rebuilder_cli.h"
 
 int main(int argc, char** argv) {
   using namespace potts::provenance;
   VerifyOptions o;
   o.own_compile_cache = false;
   std::string fingerprints = "//paper:paper_fingerprints";
-  const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
-  o.workspace = ws ? ws : ".";
   CLI::App app{
       "Reruns the stages of a results tree whose action this tree changed, and those reading what they rewrote; "
       "science stages must reproduce their recorded bytes. Then collects the tree anew, or writes nothing.",
       "refresh"};
-  app.add_option("--results", o.results, "the results tree (default: results/ of the workspace)");
-  app.add_option("--workspace", o.workspace, "the source tree whose code and configurations run the stages")
-      ->capture_default_str();
+  potts::add_rebuilder_options(app, o, "potts_attention_refresh", "", "");
   app.add_option("--fingerprints", fingerprints, "the stage fingerprints of the tree's scale (results/: paper)")
       ->capture_default_str();
-  app.add_option("--output-base", o.output_base,
-                 "its own Bazel output base (default ~/.cache/potts_attention_refresh/<workspace hash>); an "
-                 "existing directory without the rebuilder's stamp is refused, never removed");
   app.add_option("--disk-cache", o.disk_cache, "the compiles' disk cache (default: the workspace's .bazelrc one)");
-  app.add_option("--scratch", o.scratch,
-                 "where stages run: a new or empty directory outside the workspace and results (default a new "
-                 "directory under TMPDIR)");
-  app.add_flag("--keep", o.keep, "keep the scratch directory");
   app.add_flag("--plan", o.plan_only, "build the tools and list the stages whose action changed; run nothing");
   if (const int rc = potts::parse_arguments(app, argc, argv); rc >= 0) return rc;
-  if (o.results.empty()) o.results = o.workspace + "/results";
-  if (o.output_base.empty()) {
-    const char* home = std::getenv("HOME");
-    o.output_base = std::string(home ? home : "/tmp") + "/.cache/potts_attention_refresh/" +
-                    potts::sha256_text(o.workspace).substr(0, 16);
-  }
+  potts::finish_rebuilder_options(o, "potts_attention_refresh");
   try {
     return run_refresh(o, fingerprints);
   } catch (const std::exception& e) {

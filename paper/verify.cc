@@ -13,15 +13,13 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "lib/core/io.h"
 #include "lib/provenance/verify.h"
 #include "paper/cli.h"
+#include "paper/rebuilder_cli.h"
 
 int main(int argc, char** argv) {
   using namespace potts::provenance;
   VerifyOptions o;
-  const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
-  o.workspace = ws ? ws : ".";
   CLI::App app{
       "Re-executes stages of a results tree with no cache and compares every output byte for byte with "
       "its provenance record (locked by MANIFEST.json). Writes nothing into the results tree.",
@@ -31,17 +29,9 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   app.add_option("--seed", o.seed, "the seed of --sample's choice");
   app.add_flag("--all", o.all, "verify every stage (costs what the DAG cost: see the first lines)");
-  app.add_option("--results", o.results, "the results tree (default: results/ of the workspace)");
-  app.add_option("--workspace", o.workspace, "the source tree whose code and configurations rebuild the stages")
-      ->capture_default_str();
-  app.add_option("--output-base", o.output_base,
-                 "the rebuilder's own Bazel output base (default ~/.cache/potts_attention_verify/<workspace hash>); "
-                 "its compiles use only its own disk cache beside it, never a remote cache; an existing directory "
-                 "without the rebuilder's stamp is refused, never removed");
-  app.add_option("--scratch", o.scratch,
-                 "where stages run: a new or empty directory outside the workspace and results (default a new "
-                 "directory under TMPDIR); only what verify created is removed");
-  app.add_flag("--keep", o.keep, "keep the scratch directory");
+  potts::add_rebuilder_options(app, o, "potts_attention_verify",
+                               "; its compiles use only its own disk cache beside it, never a remote cache",
+                               "; only what verify created is removed");
   app.add_flag("--with-inputs", o.with_inputs,
                "rebuild every upstream stage too (default: inputs that results/ holds with their recorded SHA-256 "
                "are accepted by hash)");
@@ -55,12 +45,7 @@ int main(int argc, char** argv) {
     if (o.sample >= 0 && app.count("--seed") == 0) throw CLI::ValidationError("--sample", "needs --seed S");
   });
   if (const int rc = potts::parse_arguments(app, argc, argv); rc >= 0) return rc;
-  if (o.results.empty()) o.results = o.workspace + "/results";
-  if (o.output_base.empty()) {
-    const char* home = std::getenv("HOME");
-    o.output_base = std::string(home ? home : "/tmp") + "/.cache/potts_attention_verify/" +
-                    potts::sha256_text(o.workspace).substr(0, 16);
-  }
+  potts::finish_rebuilder_options(o, "potts_attention_verify");
   try {
     return run_verify(o);
   } catch (const std::exception& e) {
