@@ -21,10 +21,10 @@
 
 int main(int argc, char** argv) {
   using namespace potts;
-  return run_stage("paper", "Fills the literate paper's numbers from stage summaries.", argc, argv, [](Stage& st) {
+  return run_stage("paper", "Fills the literate paper's numbers from stage summaries.", argc, argv, [](Stage& stage) {
     std::string template_key, spec_key, header_key;
     std::map<std::string, provenance::StageDocs> docs;
-    for (const auto& [key, path] : st.inputs()) {
+    for (const auto& [key, path] : stage.inputs()) {
       auto slash = key.find('/');
       const std::string k = key.substr(0, slash), f = key.substr(slash + 1);
       if (k == "spec") {
@@ -41,25 +41,25 @@ int main(int argc, char** argv) {
       }
     }
     if (template_key.empty()) throw StageError("paper: no template/<name>.md input");
-    const std::string path = st.input(template_key);
+    const std::string path = stage.input(template_key);
     // Name the template by its source path in messages.
     const std::string text = provenance::fill_placeholders(read_text(path), docs, path);
-    write_text_atomic(st.output("paper.md"), text);
-    if (!st.wants("paper.html")) return;
+    write_text_atomic(stage.output("paper.md"), text);
+    if (!stage.wants("paper.html")) return;
     // The rendered paper: the linked Markdown and the specification, through pandoc.
-    const std::string html = st.output("paper.html");
+    const std::string html = stage.output("paper.html");
     const std::string linked_md = html + ".md.tmp";
     write_text_atomic(linked_md, provenance::linked_markdown(read_text(path), docs, path));
     // The appendix's marked numbers link to their sources as the account's do.
     const std::string linked_spec = html + ".spec.md.tmp";
-    if (!spec_key.empty()) write_text_atomic(linked_spec, provenance::linked_spans(read_text(st.input(spec_key))));
+    if (!spec_key.empty()) write_text_atomic(linked_spec, provenance::linked_spans(read_text(stage.input(spec_key))));
     const std::string hint = "is Debian's pandoc installed? (tools/bazel installs it)";
     std::string version = run_command("/usr/bin/pandoc --version", hint);
     version = version.substr(0, version.find('\n'));
     write_atomic(html, [&](const std::string& tmp) {
       run_command(
           "/usr/bin/pandoc --from=markdown-raw_tex-smart --to=html5 --standalone --mathml" +
-              (header_key.empty() ? std::string() : " --include-in-header=" + shell_quoted(st.input(header_key))) +
+              (header_key.empty() ? std::string() : " --include-in-header=" + shell_quoted(stage.input(header_key))) +
               " --metadata pagetitle='What does self-attention learn from masked language modelling? A reproduction'"
               " --output=" +
               shell_quoted(tmp) + " " + shell_quoted(linked_md) +
@@ -68,6 +68,6 @@ int main(int argc, char** argv) {
     });
     std::remove(linked_md.c_str());
     std::remove(linked_spec.c_str());
-    st.facts()["pandoc"] = version;
+    stage.facts()["pandoc"] = version;
   });
 }

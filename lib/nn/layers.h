@@ -14,7 +14,7 @@
 // two contributions. Callers zero the buffers (or, where offered, pass
 // Grad::kOverwrite to have the input gradient written instead).
 //
-// Every layer is a template on the scalar T, instantiated for double (the
+// Every layer is a template on the scalar Real, instantiated for double (the
 // reference path, checked against finite differences) and float (the fast
 // path, checked against the double one). Both run the same operations in the
 // same order; only the rounding differs.
@@ -33,8 +33,8 @@
 namespace potts {
 namespace nn {
 
-template <class T>
-using Mat = arma::Mat<T>;
+template <class Real>
+using Mat = arma::Mat<Real>;
 
 // How a backward function treats the gradient of its input: add to it (the
 // default), or size and overwrite it (saves zeroing a buffer first).
@@ -43,36 +43,37 @@ enum class Grad { kAccumulate, kOverwrite };
 // ---------------------------------------------------------------------------
 // Linear (dense) layer: Y = W X + b 1^T.
 // X: in x T, W: out x in, b: out x 1, Y: out x T.
-template <class T>
-void linear_forward(Mat<T>& Y, const Mat<T>& X, const Mat<T>& W, const Mat<T>& b);
+template <class Real>
+void linear_forward(Mat<Real>& Y, const Mat<Real>& X, const Mat<Real>& W, const Mat<Real>& b);
 // dX may be null (input needs no gradient).
-template <class T>
-void linear_backward(Mat<T>* dX, Mat<T>& dW, Mat<T>& db, const Mat<T>& dY, const Mat<T>& X, const Mat<T>& W);
+template <class Real>
+void linear_backward(Mat<Real>* dX, Mat<Real>& dW, Mat<Real>& db, const Mat<Real>& dY, const Mat<Real>& X,
+                     const Mat<Real>& W);
 
 // ---------------------------------------------------------------------------
 // ReLU: Y = max(0, X), any shape.
-template <class T>
-void relu_forward(Mat<T>& Y, const Mat<T>& X);
+template <class Real>
+void relu_forward(Mat<Real>& Y, const Mat<Real>& X);
 // Uses the output Y (Y > 0 exactly where X > 0).
-template <class T>
-void relu_backward(Mat<T>& dX, const Mat<T>& dY, const Mat<T>& Y, Grad mode = Grad::kAccumulate);
+template <class Real>
+void relu_backward(Mat<Real>& dX, const Mat<Real>& dY, const Mat<Real>& Y, Grad mode = Grad::kAccumulate);
 
 // ---------------------------------------------------------------------------
 // LayerNorm over the features of each column (Ba et al. 2016):
 //   xhat = (x - mean) / sqrt(var + eps),  y = gamma * xhat + beta.
 // X, Y: d x T; gamma, beta: d x 1. Cached: xhat (d x T) and rstd (T).
-template <class T>
+template <class Real>
 struct LayerNormCacheT {
-  Mat<T> xhat;
-  arma::Col<T> rstd;
+  Mat<Real> xhat;
+  arma::Col<Real> rstd;
 };
 using LayerNormCache = LayerNormCacheT<double>;
-template <class T>
-void layernorm_forward(Mat<T>& Y, LayerNormCacheT<T>& cache, const Mat<T>& X, const Mat<T>& gamma, const Mat<T>& beta,
-                       double eps);
-template <class T>
-void layernorm_backward(Mat<T>& dX, Mat<T>& dgamma, Mat<T>& dbeta, const Mat<T>& dY, const LayerNormCacheT<T>& cache,
-                        const Mat<T>& gamma, Grad mode = Grad::kAccumulate);
+template <class Real>
+void layernorm_forward(Mat<Real>& Y, LayerNormCacheT<Real>& cache, const Mat<Real>& X, const Mat<Real>& gamma,
+                       const Mat<Real>& beta, double eps);
+template <class Real>
+void layernorm_backward(Mat<Real>& dX, Mat<Real>& dgamma, Mat<Real>& dbeta, const Mat<Real>& dY,
+                        const LayerNormCacheT<Real>& cache, const Mat<Real>& gamma, Grad mode = Grad::kAccumulate);
 
 // ---------------------------------------------------------------------------
 // Single-head scaled dot-product self-attention within each sequence
@@ -82,13 +83,14 @@ void layernorm_backward(Mat<T>& dX, Mat<T>& dgamma, Mat<T>& dbeta, const Mat<T>&
 // Q: d x (B Lq) queries, K, V: d x (B L), O: d x (B Lq).
 // Cached: P (L x (B Lq)), column b Lq + q = attention of query q of
 // sequence b over the L keys of that sequence.
-template <class T>
-void attention_forward(Mat<T>& O, Mat<T>& P, const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V, arma::uword L,
-                       arma::uword Lq);
+template <class Real>
+void attention_forward(Mat<Real>& O, Mat<Real>& P, const Mat<Real>& Q, const Mat<Real>& K, const Mat<Real>& V,
+                       arma::uword L, arma::uword Lq);
 // mode applies to dQ, dK and dV together.
-template <class T>
-void attention_backward(Mat<T>& dQ, Mat<T>& dK, Mat<T>& dV, const Mat<T>& dO, const Mat<T>& P, const Mat<T>& Q,
-                        const Mat<T>& K, const Mat<T>& V, arma::uword L, arma::uword Lq, Grad mode = Grad::kAccumulate);
+template <class Real>
+void attention_backward(Mat<Real>& dQ, Mat<Real>& dK, Mat<Real>& dV, const Mat<Real>& dO, const Mat<Real>& P,
+                        const Mat<Real>& Q, const Mat<Real>& K, const Mat<Real>& V, arma::uword L, arma::uword Lq,
+                        Grad mode = Grad::kAccumulate);
 
 // ---------------------------------------------------------------------------
 // Token embedding plus sinusoidal positional encoding (Vaswani et al. 2017):
@@ -96,11 +98,11 @@ void attention_backward(Mat<T>& dQ, Mat<T>& dK, Mat<T>& dV, const Mat<T>& dO, co
 //   X[:, b L + j] = W_emb[:, token(b, j)] + b_emb + PE[:, j].
 // tokens: B L values in 0..C (row-major, b L + j); W_emb: d x (C+1);
 // b_emb: d x 1; PE: d x L.
-template <class T>
-void embedding_forward(Mat<T>& X, const std::vector<int>& tokens, const Mat<T>& W_emb, const Mat<T>& b_emb,
-                       const Mat<T>& PE, arma::uword L);
-template <class T>
-void embedding_backward(Mat<T>& dW_emb, Mat<T>& db_emb, const Mat<T>& dX, const std::vector<int>& tokens);
+template <class Real>
+void embedding_forward(Mat<Real>& X, const std::vector<int>& tokens, const Mat<Real>& W_emb, const Mat<Real>& b_emb,
+                       const Mat<Real>& PE, arma::uword L);
+template <class Real>
+void embedding_backward(Mat<Real>& dW_emb, Mat<Real>& db_emb, const Mat<Real>& dX, const std::vector<int>& tokens);
 
 // Sinusoidal encoding: PE[2k, j] = sin(j / 10000^(2k/d)), PE[2k+1, j] = cos(same).
 arma::mat sinusoidal_positions(arma::uword d, arma::uword L);
@@ -108,30 +110,31 @@ arma::mat sinusoidal_positions(arma::uword d, arma::uword L);
 // ---------------------------------------------------------------------------
 // Column selection (the query positions kept by the last block):
 // Xq[:, k] = X[:, cols[k]].
-template <class T>
-void gather_forward(Mat<T>& Xq, const Mat<T>& X, const std::vector<arma::uword>& cols);
-template <class T>
-void gather_backward(Mat<T>& dX, const Mat<T>& dXq, const std::vector<arma::uword>& cols);
+template <class Real>
+void gather_forward(Mat<Real>& Xq, const Mat<Real>& X, const std::vector<arma::uword>& cols);
+template <class Real>
+void gather_backward(Mat<Real>& dX, const Mat<Real>& dXq, const std::vector<arma::uword>& cols);
 
 // ---------------------------------------------------------------------------
 // Cross-entropy of a softmax over C classes, summed over the columns used:
 //   loss = sum_k weight_k (logsumexp(Z[:, k]) - Z[target_k, k]).
 // Z: C x n logits; targets: n colours; a column with target < 0 is skipped
 // (weight 0). Cached: probabilities (C x n). Returns the summed loss.
-template <class T>
-double cross_entropy_forward(Mat<T>& probs, const Mat<T>& Z, const std::vector<int>& targets);
+template <class Real>
+double cross_entropy_forward(Mat<Real>& probs, const Mat<Real>& Z, const std::vector<int>& targets);
 // dZ += scale (probs - onehot(target)) for every used column.
-template <class T>
-void cross_entropy_backward(Mat<T>& dZ, const Mat<T>& probs, const std::vector<int>& targets, double scale);
+template <class Real>
+void cross_entropy_backward(Mat<Real>& dZ, const Mat<Real>& probs, const std::vector<int>& targets, double scale);
 
 // The same with one ROW per prediction: Zt: n x C, probs_t: n x C (rows of
 // unused predictions are zero). Column a holds colour a of every prediction
 // contiguously, so the softmax runs across predictions in vector lanes with
 // the same per-prediction operations, in the same order, as above.
-template <class T>
-double cross_entropy_rows_forward(Mat<T>& probs_t, const Mat<T>& Zt, const std::vector<int>& targets);
-template <class T>
-void cross_entropy_rows_backward(Mat<T>& dZt, const Mat<T>& probs_t, const std::vector<int>& targets, double scale);
+template <class Real>
+double cross_entropy_rows_forward(Mat<Real>& probs_t, const Mat<Real>& Zt, const std::vector<int>& targets);
+template <class Real>
+void cross_entropy_rows_backward(Mat<Real>& dZt, const Mat<Real>& probs_t, const std::vector<int>& targets,
+                                 double scale);
 
 // ---------------------------------------------------------------------------
 // Factored self-attention (eq. 4): for every sequence b and every position i
@@ -144,13 +147,13 @@ void cross_entropy_rows_backward(Mat<T>& dZt, const Mat<T>& probs_t, const std::
 // from whole columns of A: Ht[bL + :, s_j] += A[:, j], with A_jj = 0.
 // sequences: B L colours (row-major, b L + j); A: L x L (diagonal unused);
 // V: C x C; Zt: (B L) x C. Cached: Ht ((B L) x C).
-template <class T>
-void factored_attention_forward(Mat<T>& Zt, Mat<T>& Ht, const std::vector<int>& sequences, const Mat<T>& A,
-                                const Mat<T>& V, arma::uword L);
+template <class Real>
+void factored_attention_forward(Mat<Real>& Zt, Mat<Real>& Ht, const std::vector<int>& sequences, const Mat<Real>& A,
+                                const Mat<Real>& V, arma::uword L);
 // dA's diagonal stays untouched (A_ii never enters the model).
-template <class T>
-void factored_attention_backward(Mat<T>& dA, Mat<T>& dV, const Mat<T>& dZt, const Mat<T>& Ht,
-                                 const std::vector<int>& sequences, const Mat<T>& V, arma::uword L);
+template <class Real>
+void factored_attention_backward(Mat<Real>& dA, Mat<Real>& dV, const Mat<Real>& dZt, const Mat<Real>& Ht,
+                                 const std::vector<int>& sequences, const Mat<Real>& V, arma::uword L);
 
 // The same model and its cross-entropy fused, one sequence at a time, with
 // every intermediate in L1 (the fast path of FactoredAttention): for each row
@@ -166,9 +169,9 @@ void factored_attention_backward(Mat<T>& dA, Mat<T>& dV, const Mat<T>& dZt, cons
 // order); the AVX2 and baseline clones give the same bits. Needs C a multiple
 // of 4 up to 32 (factored_attention_fused_supports).
 bool factored_attention_fused_supports(arma::uword C);
-template <class T>
-double factored_attention_fused(const std::vector<int>& sequences, const std::vector<int>& targets, const Mat<T>& A,
-                                const Mat<T>& V, arma::uword L, Mat<T>* dA, Mat<T>* dV);
+template <class Real>
+double factored_attention_fused(const std::vector<int>& sequences, const std::vector<int>& targets, const Mat<Real>& A,
+                                const Mat<Real>& V, arma::uword L, Mat<Real>* dA, Mat<Real>* dV);
 
 // Xavier-uniform (Glorot & Bengio 2010): U(-a, a), a = sqrt(6 / (fan_in + fan_out)),
 // for a weight matrix W (fan_out x fan_in), drawn with `uniform` in [0, 1).

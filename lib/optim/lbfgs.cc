@@ -258,12 +258,12 @@ LbfgsResult lbfgs_minimize(const Objective& f, const arma::vec& x0, const LbfgsO
     throw StageError("L-BFGS: the objective or its gradient is non-finite at the starting point");
   if (cur.g.n_elem != x0.n_elem) throw StageError("L-BFGS: the gradient has the wrong length");
   PairMemory mem;
-  auto finish = [&](LbfgsStatus st) {
+  auto finish = [&](LbfgsStatus status) {
     r.x = std::move(cur.x);
     r.value = cur.phi;
     r.gradient = std::move(cur.g);
     r.gradient_norm = ordered_norm(r.gradient);
-    r.status = st;
+    r.status = status;
     return r;
   };
   if (ordered_norm(cur.g) <= o.gradient_tolerance) return finish(LbfgsStatus::kGradientConverged);

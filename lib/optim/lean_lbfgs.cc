@@ -111,7 +111,7 @@ class LeanLbfgs {
   LbfgsResult run();
 
  private:
-  LbfgsResult finish(LbfgsStatus st);
+  LbfgsResult finish(LbfgsStatus status);
   double direction();
   bool line_search(int it, double& ft);
   void remember();
@@ -131,12 +131,12 @@ class LeanLbfgs {
   LbfgsResult r_;
 };
 
-LbfgsResult LeanLbfgs::finish(LbfgsStatus st) {
+LbfgsResult LeanLbfgs::finish(LbfgsStatus status) {
   r_.value = fx_;
   r_.gradient_norm = std::sqrt(lane_dot(g_, g_));
   r_.x = std::move(x_);
   r_.gradient = std::move(g_);
-  r_.status = st;
+  r_.status = status;
   return r_;
 }
 

@@ -44,12 +44,12 @@ struct KernelState {
 
 // Weights of row i from scratch: ref_i = max_a F(i, a), W(i, a) = exp(F(i, a) - ref_i).
 // NV: the number of 4-vectors per row when known at compile time (0: from
-// st.Cp), so that the loops over a row unroll for the paper's C = 20.
+// ks.Cp), so that the loops over a row unroll for the paper's C = 20.
 template <int NV>
-POTTS_INLINE void compute_row(KernelState& st, arma::uword i) {
-  const arma::uword nv = NV ? NV : st.Cp / 4;
-  const double* f = st.F + i * st.Cp;
-  double* w = st.W + i * st.Cp;
+POTTS_INLINE void compute_row(KernelState& ks, arma::uword i) {
+  const arma::uword nv = NV ? NV : ks.Cp / 4;
+  const double* f = ks.F + i * ks.Cp;
+  double* w = ks.W + i * ks.Cp;
   v4d m = load4(f);
   for (arma::uword k = 1; k < nv; ++k) {
     const v4d v = load4(f + 4 * k);
@@ -57,7 +57,7 @@ POTTS_INLINE void compute_row(KernelState& st, arma::uword i) {
   }
   double mx = m[0];
   for (int q = 1; q < 4; ++q) mx = m[q] > mx ? m[q] : mx;
-  st.ref[i] = mx;
+  ks.ref[i] = mx;
 #pragma GCC unroll 8
   for (arma::uword k = 0; k < nv; ++k) store4(w + 4 * k, exp4(load4(f + 4 * k) - mx));
 }
@@ -71,48 +71,48 @@ POTTS_INLINE void compute_row(KernelState& st, arma::uword i) {
 //    one pass over the row per pending change, in registers, instead of a
 //    pass over all L rows (loads and stores) per change.
 template <int NV>
-POTTS_INLINE void apply_change(KernelState& st, arma::uword j, int b, int c) {
-  const arma::uword L = st.L, Cp = st.Cp;
-  const double* uc = st.Ucol + c * Cp;
-  const double* ub = st.Ucol + b * Cp;
-  const double* bj = st.betaJ + j * L;
-  if (st.diagonal_U) {
+POTTS_INLINE void apply_change(KernelState& ks, arma::uword j, int b, int c) {
+  const arma::uword L = ks.L, Cp = ks.Cp;
+  const double* uc = ks.Ucol + c * Cp;
+  const double* ub = ks.Ucol + b * Cp;
+  const double* bj = ks.betaJ + j * L;
+  if (ks.diagonal_U) {
     const double db = uc[b] - ub[b], dc = uc[c] - ub[c];
-    double* xb = st.tmp;
-    double* xc = st.tmp + st.Lp;
+    double* xb = ks.tmp;
+    double* xc = ks.tmp + ks.Lp;
     for (arma::uword i = 0; i < L; ++i) {
-      double* f = st.F + i * Cp;
+      double* f = ks.F + i * Cp;
       f[b] += bj[i] * db;
       f[c] += bj[i] * dc;
-      xb[i] = f[b] - st.ref[i];
-      xc[i] = f[c] - st.ref[i];
+      xb[i] = f[b] - ks.ref[i];
+      xc[i] = f[c] - ks.ref[i];
     }
-    for (arma::uword k = 0; k < st.Lp; k += 4) {
+    for (arma::uword k = 0; k < ks.Lp; k += 4) {
       store4(xb + k, exp4(load4(xb + k)));
       store4(xc + k, exp4(load4(xc + k)));
     }
     for (arma::uword i = 0; i < L; ++i) {
-      double* w = st.W + i * Cp;
+      double* w = ks.W + i * Cp;
       w[b] = xb[i];
       w[c] = xc[i];
       // Keep weights below e^600 so that Z cannot overflow.
-      const double* f = st.F + i * Cp;
-      const bool big = f[b] - st.ref[i] > 600.0 || f[c] - st.ref[i] > 600.0;
+      const double* f = ks.F + i * Cp;
+      const bool big = f[b] - ks.ref[i] > 600.0 || f[c] - ks.ref[i] > 600.0;
       if (big)
-        st.state[i] = kStale;
-      else if (st.state[i] == kFresh)
-        st.state[i] = kSumStale;
+        ks.state[i] = kStale;
+      else if (ks.state[i] == kFresh)
+        ks.state[i] = kSumStale;
     }
     return;
   }
   // Dense U: log the change; rows catch up when drawn (dense_row).
   const arma::uword nv = NV ? NV : Cp / 4;
-  const std::uint64_t slot = st.nlog & (st.R - 1);
-  double* d = st.log_dU + slot * Cp;
+  const std::uint64_t slot = ks.nlog & (ks.R - 1);
+  double* d = ks.log_dU + slot * Cp;
   for (arma::uword k = 0; k < nv; ++k) store4(d + 4 * k, load4(uc + 4 * k) - load4(ub + 4 * k));
-  st.log_site[slot] = static_cast<int>(j);
-  st.log_off[slot] = j * L;
-  ++st.nlog;
+  ks.log_site[slot] = static_cast<int>(j);
+  ks.log_off[slot] = j * L;
+  ++ks.nlog;
 }
 
 // Dense U: brings row i of F up to date and computes its weights and Z.
@@ -126,19 +126,19 @@ POTTS_INLINE void apply_change(KernelState& st, arma::uword j, int b, int c) {
 // Row i's fields brought up to date (in f, and for NV > 0 also in the
 // registers fr); returns ref_i = F(i, b).
 template <int NV>
-POTTS_INLINE double dense_fields(KernelState& st, arma::uword i, double* f, v4d* fr) {
+POTTS_INLINE double dense_fields(KernelState& ks, arma::uword i, double* f, v4d* fr) {
   constexpr int NR = NV ? NV : 1;
-  const arma::uword L = st.L, Cp = NV ? 4 * NV : st.Cp, nv = NV ? NV : Cp / 4;
-  const int b = st.s[i];
-  const std::uint64_t pending = st.nlog - st.synced[i];
-  st.synced[i] = st.nlog;
+  const arma::uword L = ks.L, Cp = NV ? 4 * NV : ks.Cp, nv = NV ? NV : Cp / 4;
+  const int b = ks.s[i];
+  const std::uint64_t pending = ks.nlog - ks.synced[i];
+  ks.synced[i] = ks.nlog;
   double ref;
-  if (pending > st.R) {
+  if (pending > ks.R) {
     const double inf = std::numeric_limits<double>::infinity();
-    for (arma::uword a = 0; a < Cp; ++a) f[a] = a < st.C ? 0.0 : -inf;
+    for (arma::uword a = 0; a < Cp; ++a) f[a] = a < ks.C ? 0.0 : -inf;
     for (arma::uword j = 0; j < L; ++j) {
-      const double g = st.betaJ[j * L + i];
-      const double* u = st.Ucol + st.s[j] * Cp;
+      const double g = ks.betaJ[j * L + i];
+      const double* u = ks.Ucol + ks.s[j] * Cp;
       for (arma::uword k = 0; k < nv; ++k) store4(f + 4 * k, load4(f + 4 * k) + g * load4(u + 4 * k));
     }
     ref = f[b];
@@ -149,10 +149,10 @@ POTTS_INLINE double dense_fields(KernelState& st, arma::uword i, double* f, v4d*
     ref = f[b];
 #pragma GCC unroll 8
     for (int k = 0; k < NR; ++k) fr[k] = load4(f + 4 * k);
-    for (std::uint64_t e = st.nlog - pending; e < st.nlog; ++e) {
-      const std::uint64_t slot = e & (st.R - 1);
-      const double g = st.betaJ[st.log_off[slot] + i];
-      const double* d = st.log_dU + slot * Cp;
+    for (std::uint64_t e = ks.nlog - pending; e < ks.nlog; ++e) {
+      const std::uint64_t slot = e & (ks.R - 1);
+      const double g = ks.betaJ[ks.log_off[slot] + i];
+      const double* d = ks.log_dU + slot * Cp;
       ref += g * d[b];
 #pragma GCC unroll 8
       for (int k = 0; k < NR; ++k) fr[k] += g * load4(d + 4 * k);
@@ -160,10 +160,10 @@ POTTS_INLINE double dense_fields(KernelState& st, arma::uword i, double* f, v4d*
 #pragma GCC unroll 8
     for (int k = 0; k < NR; ++k) store4(f + 4 * k, fr[k]);
   } else {
-    for (std::uint64_t e = st.nlog - pending; e < st.nlog; ++e) {
-      const std::uint64_t slot = e & (st.R - 1);
-      const double g = st.betaJ[st.log_site[slot] * L + i];
-      const double* d = st.log_dU + slot * Cp;
+    for (std::uint64_t e = ks.nlog - pending; e < ks.nlog; ++e) {
+      const std::uint64_t slot = e & (ks.R - 1);
+      const double g = ks.betaJ[ks.log_site[slot] * L + i];
+      const double* d = ks.log_dU + slot * Cp;
       for (arma::uword k = 0; k < nv; ++k) store4(f + 4 * k, load4(f + 4 * k) + g * load4(d + 4 * k));
     }
     ref = f[b];
@@ -174,9 +174,9 @@ POTTS_INLINE double dense_fields(KernelState& st, arma::uword i, double* f, v4d*
 // The reference: ref, unless some F(i, a) - ref exceeds 600 (a weight above
 // e^600), then the row's max.
 template <int NV, bool kBounded>
-POTTS_INLINE double dense_reference(const KernelState& st, const double* f, const v4d* fr, double ref) {
+POTTS_INLINE double dense_reference(const KernelState& ks, const double* f, const v4d* fr, double ref) {
   constexpr int NR = NV ? NV : 1;
-  const arma::uword nv = NV ? NV : st.Cp / 4;
+  const arma::uword nv = NV ? NV : ks.Cp / 4;
   if (kBounded) return ref;  // |F(i, a) - F(i, b)| <= bound < 600 (see KernelState::bounded)
   const v4d big = {600.0, 600.0, 600.0, 600.0};
   const v4d refv = {ref, ref, ref, ref};
@@ -201,9 +201,9 @@ POTTS_INLINE double dense_reference(const KernelState& st, const double* f, cons
 // W(i, a) = exp(F(i, a) - ref) into w; Z = the sum of the 4-vectors in
 // order, then (z0 + z1) + (z2 + z3).
 template <int NV, bool kBounded>
-POTTS_INLINE double dense_weights(const KernelState& st, const double* f, const v4d* fr, double ref, double* w) {
+POTTS_INLINE double dense_weights(const KernelState& ks, const double* f, const v4d* fr, double ref, double* w) {
   constexpr int NR = NV ? NV : 1;
-  const arma::uword nv = NV ? NV : st.Cp / 4;
+  const arma::uword nv = NV ? NV : ks.Cp / 4;
   const v4d refv = {ref, ref, ref, ref};
   v4d acc;
   if (NV) {
@@ -228,15 +228,15 @@ POTTS_INLINE double dense_weights(const KernelState& st, const double* f, const 
 }
 
 template <int NV, bool kBounded>
-POTTS_INLINE double dense_row(KernelState& st, arma::uword i) {
+POTTS_INLINE double dense_row(KernelState& ks, arma::uword i) {
   constexpr int NR = NV ? NV : 1;
-  const arma::uword Cp = NV ? 4 * NV : st.Cp;
-  double* f = st.F + i * Cp;
+  const arma::uword Cp = NV ? 4 * NV : ks.Cp;
+  double* f = ks.F + i * Cp;
   v4d fr[NR];
-  const double ref = dense_reference<NV, kBounded>(st, f, fr, dense_fields<NV>(st, i, f, fr));
-  st.ref[i] = ref;
-  const double Z = dense_weights<NV, kBounded>(st, f, fr, ref, st.W + i * Cp);
-  st.Z[i] = Z;
+  const double ref = dense_reference<NV, kBounded>(ks, f, fr, dense_fields<NV>(ks, i, f, fr));
+  ks.ref[i] = ref;
+  const double Z = dense_weights<NV, kBounded>(ks, f, fr, ref, ks.W + i * Cp);
+  ks.Z[i] = Z;
   return Z;  // to the draw in a register, not through memory
 }
 
@@ -248,11 +248,11 @@ POTTS_INLINE double dense_row(KernelState& st, arma::uword i) {
 // cumulative weight exceeds it). Rounding may leave every cumulative weight
 // <= u - w_b: then the last colour other than b, as a sequential scan would.
 template <int NV>
-POTTS_INLINE int draw(const KernelState& st, const double* w, double wb, double Z, int b, double uniform) {
+POTTS_INLINE int draw(const KernelState& ks, const double* w, double wb, double Z, int b, double uniform) {
   const double u = uniform * Z;
   if (u < wb) return b;
   const double up = u - wb;
-  const arma::uword nv = NV ? NV : st.Cp / 4;
+  const arma::uword nv = NV ? NV : ks.Cp / 4;
   const v4d zero = {0.0, 0.0, 0.0, 0.0};
   const v4d upv = {up, up, up, up};
   const v4i s1 = {4, 0, 4, 2}, s2 = {4, 4, 1, 1}, s3 = {3, 3, 3, 3};
@@ -270,7 +270,7 @@ POTTS_INLINE int draw(const KernelState& st, const double* w, double wb, double 
     lane += four;
   }
   const int c = static_cast<int>(-((count[0] + count[1]) + (count[2] + count[3])));
-  const int C = static_cast<int>(st.C);
+  const int C = static_cast<int>(ks.C);
   if (c < C) return c;
   return b == C - 1 ? C - 2 : C - 1;
 }
@@ -280,60 +280,60 @@ POTTS_INLINE int draw(const KernelState& st, const double* w, double wb, double 
 // IEEE operations in the same order, so every level gives the same chain
 // (tested at every level).
 template <int NV, bool kBounded>
-POTTS_INLINE void gibbs_kernel_body(KernelState& st, Rng& rng, arma::uword first, arma::uword last,
+POTTS_INLINE void gibbs_kernel_body(KernelState& ks, Rng& rng, arma::uword first, arma::uword last,
                                     std::uint64_t rounds) {
-  const arma::uword Cp = st.Cp, nv = NV ? NV : Cp / 4;
+  const arma::uword Cp = ks.Cp, nv = NV ? NV : Cp / 4;
   for (std::uint64_t r = 0; r < rounds; ++r) {
     for (arma::uword i = first; i < last; ++i) {
-      double* w = st.W + i * Cp;
+      double* w = ks.W + i * Cp;
       double Z;
-      if (!st.diagonal_U) {
+      if (!ks.diagonal_U) {
         // Dense U: every change of another site alters the whole row.
-        if (st.synced[i] != st.nlog || st.state[i] != kFresh) {
-          Z = dense_row<NV, kBounded>(st, i);
-          st.state[i] = kFresh;
+        if (ks.synced[i] != ks.nlog || ks.state[i] != kFresh) {
+          Z = dense_row<NV, kBounded>(ks, i);
+          ks.state[i] = kFresh;
         } else {
-          Z = st.Z[i];
+          Z = ks.Z[i];
         }
       } else {
-        if (st.state[i] != kFresh) {
-          if (st.state[i] == kStale) compute_row<NV>(st, i);
+        if (ks.state[i] != kFresh) {
+          if (ks.state[i] == kStale) compute_row<NV>(ks, i);
           // Z = sum_a W(i, a) in a fixed order; a vanishing Z (every weight
           // drifted far below the reference) forces a fresh reference.
           for (int pass = 0; pass < 2; ++pass) {
             v4d acc = load4(w);
             for (arma::uword k = 1; k < nv; ++k) acc += load4(w + 4 * k);
-            st.Z[i] = (acc[0] + acc[1]) + (acc[2] + acc[3]);
-            if (st.Z[i] > 1e-250 || pass == 1) break;
-            compute_row<NV>(st, i);
+            ks.Z[i] = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+            if (ks.Z[i] > 1e-250 || pass == 1) break;
+            compute_row<NV>(ks, i);
           }
-          st.state[i] = kFresh;
+          ks.state[i] = kFresh;
         }
-        Z = st.Z[i];
+        Z = ks.Z[i];
       }
-      const int b = st.s[i];
-      ++st.updates;
+      const int b = ks.s[i];
+      ++ks.updates;
       // w_b = 1 exactly on the bounded dense path (ref_i = F(i, b), exp(0) = 1):
       // a constant keeps the load of the just stored weight off the chain.
       const double wb = kBounded ? 1.0 : w[b];
-      const int c = draw<NV>(st, w, wb, Z, b, rng.uniform());
+      const int c = draw<NV>(ks, w, wb, Z, b, rng.uniform());
       if (c == b) continue;
-      ++st.changes;
-      st.s[i] = c;
-      apply_change<NV>(st, i, b, c);
+      ++ks.changes;
+      ks.s[i] = c;
+      apply_change<NV>(ks, i, b, c);
     }
   }
 }
 
 // The kernel, cloned per instruction-set level (lib/core/isa.h).
-POTTS_ISA_CLONED_AVX2 void gibbs_kernel(KernelState& st, Rng& rng, arma::uword first, arma::uword last,
+POTTS_ISA_CLONED_AVX2 void gibbs_kernel(KernelState& ks, Rng& rng, arma::uword first, arma::uword last,
                                         std::uint64_t rounds) {
-  if (st.Cp == 20 && st.bounded)
-    gibbs_kernel_body<5, true>(st, rng, first, last, rounds);
-  else if (st.Cp == 20)
-    gibbs_kernel_body<5, false>(st, rng, first, last, rounds);
+  if (ks.Cp == 20 && ks.bounded)
+    gibbs_kernel_body<5, true>(ks, rng, first, last, rounds);
+  else if (ks.Cp == 20)
+    gibbs_kernel_body<5, false>(ks, rng, first, last, rounds);
   else
-    gibbs_kernel_body<0, false>(st, rng, first, last, rounds);
+    gibbs_kernel_body<0, false>(ks, rng, first, last, rounds);
 }
 
 }  // namespace
@@ -392,14 +392,14 @@ void GibbsSampler::refresh_fields() {
 }
 
 void GibbsSampler::run(std::uint64_t rounds, arma::uword first, arma::uword last) {
-  KernelState st{L_,       C_,       Cp_,         Lp_,          diagonal_U_,      betaJ_.data(),   ptr(Ucol_),
+  KernelState ks{L_,       C_,       Cp_,         Lp_,          diagonal_U_,      betaJ_.data(),   ptr(Ucol_),
                  ptr(F_),  ptr(W_),  ref_.data(), Z_.data(),    ptr(tmp_),        state_.data(),   s_.data(),
                  updates_, changes_, R_,          ptr(log_dU_), log_site_.data(), log_off_.data(), synced_.data(),
                  nlog_,    bounded_};
-  gibbs_kernel(st, rng_, first, last, rounds);
-  updates_ = st.updates;
-  changes_ = st.changes;
-  nlog_ = st.nlog;
+  gibbs_kernel(ks, rng_, first, last, rounds);
+  updates_ = ks.updates;
+  changes_ = ks.changes;
+  nlog_ = ks.nlog;
 }
 
 void GibbsSampler::update(arma::uword i) {

@@ -84,17 +84,17 @@ const nlohmann::json& resolve(const std::map<std::string, StageDocs>& stages, co
   auto dot = body.find('.');
   if (dot == std::string::npos) throw StageError(where + ": expected {{stage.key}}");
   const std::string key = body.substr(0, dot);
-  auto st = stages.find(key);
-  if (st == stages.end()) {
+  auto entry = stages.find(key);
+  if (entry == stages.end()) {
     std::string have;
     for (const auto& [k, v] : stages) have += (have.empty() ? "" : ", ") + k;
     throw StageError(where + ": no stage '" + key + "' among the inputs (" + have + ")");
   }
   std::string path = body.substr(dot + 1);
-  const nlohmann::json* j = &st->second.summary;
+  const nlohmann::json* j = &entry->second.summary;
   std::string file = "summary.json";
   if (path.rfind("provenance.", 0) == 0) {
-    j = &st->second.provenance;
+    j = &entry->second.provenance;
     file = "provenance.json";
     path = path.substr(11);
   }

@@ -139,19 +139,19 @@ ProteinConfig read_protein_config(Config& cfg, std::uint64_t seed) {
 }
 
 // Claims 1-5 for each reading of the data regime.
-void potts_claims(Stage& st, const PottsKeys& k, nlohmann::json& s, ClaimsCsv& csv) {
+void potts_claims(Stage& stage, const PottsKeys& k, nlohmann::json& s, ClaimsCsv& csv) {
   s["table"] = nlohmann::json::array();
   for (const std::string& R : k.readings) {
     std::vector<claims::DataSet> sets;
     for (const auto& d : k.sets_of.at(R))
-      sets.push_back({d, read_json(st.input(d + "_train/summary.json")),
-                      read_json(st.input(d + "_perturb/summary.json")),
-                      read_json(st.input(d + "_excess/summary.json"))});
+      sets.push_back({d, read_json(stage.input(d + "_train/summary.json")),
+                      read_json(stage.input(d + "_perturb/summary.json")),
+                      read_json(stage.input(d + "_excess/summary.json"))});
     auto cells = claims::training_claims(sets, k.thresholds);
     // Claim 5 from the experiment around the peak when there is one.
-    const std::string pk = st.inputs().count(R + "_peak/summary.json") ? R + "_peak" : R + "_potts";
-    for (auto& c : claims::sample_complexity_claims(read_json(st.input(pk + "/summary.json")),
-                                                    read_csv(st.input(pk + "/realisations.csv")), st.seed(),
+    const std::string pk = stage.inputs().count(R + "_peak/summary.json") ? R + "_peak" : R + "_potts";
+    for (auto& c : claims::sample_complexity_claims(read_json(stage.input(pk + "/summary.json")),
+                                                    read_csv(stage.input(pk + "/realisations.csv")), stage.seed(),
                                                     k.bootstrap_resamples))
       cells.push_back(c);
     s["claim5_from"][R] = pk;
@@ -167,8 +167,8 @@ void potts_claims(Stage& st, const PottsKeys& k, nlohmann::json& s, ClaimsCsv& c
 }
 
 // The initial decay's investigation (optional inputs initial_<variant>).
-void initial_decay(Stage& st, nlohmann::json& s) {
-  for (const auto& [key, path] : st.inputs()) {
+void initial_decay(Stage& stage, nlohmann::json& s) {
+  for (const auto& [key, path] : stage.inputs()) {
     const std::string prefix = "initial_", suffix = "/summary.json";
     if (key.rfind(prefix, 0) != 0 || key.size() <= suffix.size() ||
         key.compare(key.size() - suffix.size(), suffix.size(), suffix) != 0)
@@ -178,10 +178,10 @@ void initial_decay(Stage& st, nlohmann::json& s) {
   }
 }
 
-void gaussian(Stage& st, nlohmann::json& s, ClaimsCsv& csv) {
-  for (const auto& c :
-       claims::gaussian_claims(read_json(st.input("replica/summary.json")), read_json(st.input("sim/summary.json")),
-                               read_json(st.input("finite/summary.json")))) {
+void gaussian(Stage& stage, nlohmann::json& s, ClaimsCsv& csv) {
+  for (const auto& c : claims::gaussian_claims(read_json(stage.input("replica/summary.json")),
+                                               read_json(stage.input("sim/summary.json")),
+                                               read_json(stage.input("finite/summary.json")))) {
     s["gaussian"][c.id] = claims::to_json(c);
     csv.add("gaussian", c);
   }
@@ -255,9 +255,9 @@ std::vector<claims::PanelFamily> read_panel(const std::string& path) {
   return f;
 }
 
-void panel(Stage& st, const ProteinConfig& p, nlohmann::json& s, ClaimsCsv& csv) {
+void panel(Stage& stage, const ProteinConfig& p, nlohmann::json& s, ClaimsCsv& csv) {
   nlohmann::json detail;
-  const claims::Cell c = claims::panel_claim(read_panel(st.input("panel/panel.csv")), p.margin, p.panel, &detail);
+  const claims::Cell c = claims::panel_claim(read_panel(stage.input("panel/panel.csv")), p.margin, p.panel, &detail);
   s["proteins"][c.id] = claims::to_json(c);
   s["proteins"][c.id]["panel"] = detail;
   csv.add("proteins", c);
@@ -265,28 +265,28 @@ void panel(Stage& st, const ProteinConfig& p, nlohmann::json& s, ClaimsCsv& csv)
 
 }  // namespace
 
-void run_claims(Stage& st) {
-  Config& cfg = st.config();
+void run_claims(Stage& stage) {
+  Config& cfg = stage.config();
   const PottsKeys potts = read_potts_keys(cfg);
-  const ProteinConfig proteins = read_protein_config(cfg, st.seed());
+  const ProteinConfig proteins = read_protein_config(cfg, stage.seed());
   cfg.finish();
 
   nlohmann::json s;
   ClaimsCsv csv;
-  potts_claims(st, potts, s, csv);
-  initial_decay(st, s);
-  gaussian(st, s, csv);
+  potts_claims(stage, potts, s, csv);
+  initial_decay(stage, s);
+  gaussian(stage, s, csv);
   // The real protein family (claims P1-P5), when its scores are an input.
-  if (st.inputs().count("proteins/summary.json")) {
-    family_claims(read_json(st.input("proteins/summary.json")), proteins, s, csv);
+  if (stage.inputs().count("proteins/summary.json")) {
+    family_claims(read_json(stage.input("proteins/summary.json")), proteins, s, csv);
     s["protein_parity_margin"] = proteins.margin;
   }
-  if (proteins.has_panel) panel(st, proteins, s, csv);
+  if (proteins.has_panel) panel(stage, proteins, s, csv);
   s["readings"] = potts.readings;
   s["thresholds"] = {{"erec_good", potts.thresholds.erec_good}, {"erec_bad", potts.thresholds.erec_bad}};
   s["bootstrap_resamples"] = potts.bootstrap_resamples;
-  write_text_atomic(st.output("claims.csv"), csv.text());
-  st.write_summary(s);
+  write_text_atomic(stage.output("claims.csv"), csv.text());
+  stage.write_summary(s);
 }
 
 }  // namespace potts

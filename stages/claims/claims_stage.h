@@ -30,8 +30,8 @@
 
 namespace potts {
 
-// The stage body: configuration from st.config(), inputs from st.input(...),
-// outputs to st.output(...) (stages/runtime/stage.h).
-void run_claims(Stage& st);
+// The stage body: configuration from stage.config(), inputs from stage.input(...),
+// outputs to stage.output(...) (stages/runtime/stage.h).
+void run_claims(Stage& stage);
 
 }  // namespace potts

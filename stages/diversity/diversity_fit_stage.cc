@@ -43,7 +43,7 @@ RecoveryOptions read_recovery_options(Config& cfg) {
 
 // fits.csv, one row per fit (kind code: 0 factored_random,
 // 1 factored_plm_start, 2 plm); returns how many did not converge.
-int write_fits(Stage& st, const RecoveryResult& r) {
+int write_fits(Stage& stage, const RecoveryResult& r) {
   const std::map<std::string, double> code = {{"factored_random", 0}, {"factored_plm_start", 1}, {"plm", 2}};
   CsvTable fits({"kind", "seed", "train_objective", "train_loss", "test_loss", "gap", "reconstruction_error",
                  "reconstruction_error_zero_sum", "converged", "iterations", "stalled"});
@@ -55,7 +55,7 @@ int write_fits(Stage& st, const RecoveryResult& r) {
               f.reconstruction_error, f.reconstruction_error_zero_sum, conv ? 1.0 : 0.0, double(f.iterations),
               f.stalled ? 1.0 : 0.0});
   }
-  fits.save(st.output("fits.csv"));
+  fits.save(stage.output("fits.csv"));
   return not_converged;
 }
 
@@ -94,19 +94,19 @@ void recovery_summary(const RecoveryResult& r, const RecoveryOptions& o, nlohman
 
 }  // namespace
 
-void run_diversity_fit(Stage& st) {
-  const RecoveryOptions o = read_recovery_options(st.config());
+void run_diversity_fit(Stage& stage) {
+  const RecoveryOptions o = read_recovery_options(stage.config());
   const SampleData data =
-      read_sample_data(st.input("sample/model.h5"), st.input("sample/train.h5"), st.input("sample/test.h5"));
+      read_sample_data(stage.input("sample/model.h5"), stage.input("sample/train.h5"), stage.input("sample/test.h5"));
   const PottsModel& truth = data.truth;
   const arma::imat &train = data.train, &test = data.test;
-  Config sample = Config::load(st.input("sample/summary.json"));
+  Config sample = Config::load(stage.input("sample/summary.json"));
 
-  const RecoveryResult r = evaluate_recovery(train, test, truth, o, st.seed());
+  const RecoveryResult r = evaluate_recovery(train, test, truth, o, stage.seed());
   for (auto& f : r.fits)
     if (!std::isfinite(f.test_loss))
       throw StageError(f.kind + " fit, seed " + std::to_string(f.seed) + ": non-finite test loss");
-  const int not_converged = write_fits(st, r);
+  const int not_converged = write_fits(stage, r);
   nlohmann::json s;
   s["colour_kind"] = sample.value("colour_kind");
   s["hamming"] = mean_hamming_distance(train);
@@ -121,7 +121,7 @@ void run_diversity_fit(Stage& st) {
   // The data set's degeneracy diagnostics (lib/potts/diagnostics.h), so
   // that the merge can say which points rest on degenerate data.
   if (sample.has("diagnostics")) s["data_diagnostics"] = sample.value("diagnostics");
-  st.write_summary(s);
+  stage.write_summary(s);
 }
 
 }  // namespace potts

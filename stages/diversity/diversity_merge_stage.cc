@@ -40,10 +40,10 @@ void read_validation(Config& c, Point& p) {
 }
 
 // The points by colour kind; `all` collects their summaries as read.
-std::map<std::string, std::vector<Point>> read_points(Stage& st, int points, nlohmann::json& all) {
+std::map<std::string, std::vector<Point>> read_points(Stage& stage, int points, nlohmann::json& all) {
   std::map<std::string, std::vector<Point>> by_kind;
   for (int k = 0; k < points; ++k) {
-    Config c = Config::load(st.input("p" + std::to_string(k) + "/summary.json"));
+    Config c = Config::load(stage.input("p" + std::to_string(k) + "/summary.json"));
     Point p;
     const std::string kind = c.string("colour_kind");
     p.hamming = c.number("hamming");
@@ -70,23 +70,23 @@ std::vector<Point> by_distance(std::vector<Point> rows) {
 // diversity.csv (Gaussian U) and diversity_identity.csv; for Gaussian U
 // also the points whose data did not mix (diversity_degenerate.csv, for the
 // figure) and the validation curves (validation.csv).
-void write_tables(Stage& st, std::map<std::string, std::vector<Point>>& by_kind) {
+void write_tables(Stage& stage, std::map<std::string, std::vector<Point>>& by_kind) {
   for (const auto& kind : {std::string("gaussian"), std::string("identity")}) {
     const auto rows = by_distance(by_kind[kind]);
     CsvTable t(kColumns);
     for (auto& p : rows) t.row(p.row);
-    t.save(st.output(kind == "gaussian" ? "diversity.csv" : "diversity_identity.csv"));
+    t.save(stage.output(kind == "gaussian" ? "diversity.csv" : "diversity_identity.csv"));
     if (kind != "gaussian") continue;
     CsvTable bad(kColumns);
     for (auto& p : rows)
       if (p.degenerate) bad.row(p.row);
-    bad.save(st.output("diversity_degenerate.csv"));
+    bad.save(stage.output("diversity_degenerate.csv"));
     CsvTable v({"hamming", "lambda", "plm_validation_loss", "fa_validation_loss"});
     for (auto& p : rows)
       for (std::size_t g = 0; g < p.grid.size(); ++g)
         v.row({p.hamming, p.grid[g], p.plm_losses.empty() ? -1.0 : p.plm_losses[g],
                p.fa_losses.empty() ? -1.0 : p.fa_losses[g]});
-    v.save(st.output("validation.csv"));
+    v.save(stage.output("validation.csv"));
   }
 }
 
@@ -134,19 +134,19 @@ nlohmann::json recovery_edge(const std::vector<Point>& gaussian) {
 
 }  // namespace
 
-void run_diversity_merge(Stage& st) {
-  Config& cfg = st.config();
+void run_diversity_merge(Stage& stage) {
+  Config& cfg = stage.config();
   const auto points = cfg.integer("points", 1, 1000);
   cfg.finish();
   nlohmann::json all = nlohmann::json::array();
-  auto by_kind = read_points(st, int(points), all);
-  write_tables(st, by_kind);
+  auto by_kind = read_points(stage, int(points), all);
+  write_tables(stage, by_kind);
   nlohmann::json s;
   s["recovery_edge"] = recovery_edge(by_kind["gaussian"]);
   s["points"] = all;
   s["data_quality"] = data_quality(by_kind);
   s["tables"] = {{"diversity.csv", "gaussian"}, {"diversity_identity.csv", "identity"}, {"validation.csv", "gaussian"}};
-  st.write_summary(s);
+  stage.write_summary(s);
 }
 
 }  // namespace potts

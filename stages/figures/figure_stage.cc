@@ -31,10 +31,10 @@ std::pair<std::string, std::string> split_key(const std::string& key) {
 }
 
 // Inputs whose stage key matches `key_pattern` and file name `file_pattern`.
-std::vector<std::pair<std::string, std::string>> matching_inputs(const Stage& st, const std::string& key_pattern,
+std::vector<std::pair<std::string, std::string>> matching_inputs(const Stage& stage, const std::string& key_pattern,
                                                                  const std::string& file_pattern) {
   std::vector<std::pair<std::string, std::string>> out;
-  for (const auto& [key, path] : st.inputs()) {
+  for (const auto& [key, path] : stage.inputs()) {
     auto [k, f] = split_key(key);
     if (provenance::matches(key_pattern, k) && provenance::matches(file_pattern, f)) out.push_back({key, path});
   }
@@ -42,21 +42,21 @@ std::vector<std::pair<std::string, std::string>> matching_inputs(const Stage& st
 }
 
 // As matching_inputs, but at least one input must match.
-std::vector<std::pair<std::string, std::string>> find_inputs(const Stage& st, const std::string& key_pattern,
+std::vector<std::pair<std::string, std::string>> find_inputs(const Stage& stage, const std::string& key_pattern,
                                                              const std::string& file_pattern) {
-  auto out = matching_inputs(st, key_pattern, file_pattern);
+  auto out = matching_inputs(stage, key_pattern, file_pattern);
   if (out.empty()) {
     std::string have;
-    for (const auto& [key, path] : st.inputs()) have += " " + key;
+    for (const auto& [key, path] : stage.inputs()) have += " " + key;
     throw StageError("figures: no input matches " + key_pattern + "/" + file_pattern + "; inputs:" + have);
   }
   return out;
 }
 
 // Summaries and provenance records of the upstream stages, for the caption.
-std::map<std::string, provenance::StageDocs> stage_docs(const Stage& st) {
+std::map<std::string, provenance::StageDocs> stage_docs(const Stage& stage) {
   std::map<std::string, provenance::StageDocs> docs;
-  for (const auto& [key, path] : st.inputs()) {
+  for (const auto& [key, path] : stage.inputs()) {
     auto [k, f] = split_key(key);
     if (f == "summary.json") docs[k].summary = nlohmann::json::parse(read_text(path));
     if (f == "provenance.json") docs[k].provenance = nlohmann::json::parse(read_text(path));
@@ -150,10 +150,10 @@ std::string joined(const nlohmann::json& segments) {
 }
 
 // A value from an upstream summary: {"key": "sample", "field": "optimal_test_loss"}.
-double summary_number(const Stage& st, Config c, const std::string& what) {
+double summary_number(const Stage& stage, Config c, const std::string& what) {
   const std::string key = c.string("key"), field = c.string("field");
   c.finish();
-  const std::string path = st.input(key + "/summary.json");
+  const std::string path = stage.input(key + "/summary.json");
   nlohmann::json j = nlohmann::json::parse(read_text(path));
   const nlohmann::json* v = &j;
   std::size_t start = 0;
@@ -192,7 +192,7 @@ std::string fmt(double v) {
 
 // Reads one "xy" series from every matching CSV (a sweep split into many
 // actions contributes one file per action).
-Series read_series(const Stage& st, Config c) {
+Series read_series(const Stage& stage, Config c) {
   Series s;
   s.title = c.string("title");
   const std::string key = c.string("key"), file = c.string("file"), xcol = c.string("x"), ycol = c.string("y");
@@ -210,11 +210,11 @@ Series read_series(const Stage& st, Config c) {
   std::vector<double> xs, ys, es;
   // An optional series may also lack its input altogether (e.g. the refined
   // peak of figure 3 right, computed at paper scale only).
-  if (s.optional && matching_inputs(st, key, file).empty()) {
+  if (s.optional && matching_inputs(stage, key, file).empty()) {
     c.finish();
     return s;
   }
-  for (const auto& [k, path] : find_inputs(st, key, file)) {
+  for (const auto& [k, path] : find_inputs(stage, key, file)) {
     auto t = read_csv(path);
     for (const auto& col : {xcol, ycol, ecol, mcol}) {
       if (col.empty()) continue;
@@ -311,11 +311,11 @@ struct Plot {
 };
 
 // docs: the upstream stages' documents, for placeholders in series titles.
-Plot xy_figure(Stage& st, Config& cfg, const std::map<std::string, provenance::StageDocs>& docs) {
+Plot xy_figure(Stage& stage, Config& cfg, const std::map<std::string, provenance::StageDocs>& docs) {
   Plot p;
   double subtract = 0;
   if (cfg.has("subtract")) {
-    subtract = summary_number(st, cfg.section("subtract"), "subtract");
+    subtract = summary_number(stage, cfg.section("subtract"), "subtract");
     p.summary["subtracted"] = subtract;
   }
   const bool positive_only = cfg.has("positive_only") && cfg.boolean("positive_only");
@@ -337,7 +337,7 @@ Plot xy_figure(Stage& st, Config& cfg, const std::map<std::string, provenance::S
   if (ids.empty()) throw StageError(cfg.origin() + ": 'series' must name at least one series");
   nlohmann::json series_summary = nlohmann::json::array();
   for (std::size_t i = 0; i < ids.size(); ++i) {
-    Series s = read_series(st, list.section(ids[i]));
+    Series s = read_series(stage, list.section(ids[i]));
     // titles may quote the inputs as captions do ("{{potts.realisations}} realisations")
     s.title = fill_text(s.title, docs, cfg.origin() + " series '" + ids[i] + "' title");
     const SeriesBlock b = series_block(s, i, names[i], subtract, positive_only);
@@ -353,13 +353,13 @@ Plot xy_figure(Stage& st, Config& cfg, const std::map<std::string, provenance::S
   p.vars += gp_array("titles", titles) + "n_series = " + std::to_string(titles.size()) + "; ";
   double hline = NAN;
   if (cfg.has("hline")) {
-    hline = summary_number(st, cfg.section("hline"), "hline");
+    hline = summary_number(stage, cfg.section("hline"), "hline");
     p.summary["hline"] = hline;
   }
   p.vars += "hline = " + gp_number(hline) + "; has_hline = " + (std::isfinite(hline) ? "1" : "0") + "; ";
   double coef = NAN;
   if (cfg.has("power_law_coefficient")) {
-    coef = summary_number(st, cfg.section("power_law_coefficient"), "power_law_coefficient");
+    coef = summary_number(stage, cfg.section("power_law_coefficient"), "power_law_coefficient");
     p.summary["power_law_coefficient"] = coef;
   }
   p.vars += "power_coef = " + gp_number(coef) + "; ";
@@ -368,7 +368,7 @@ Plot xy_figure(Stage& st, Config& cfg, const std::map<std::string, provenance::S
   if (cfg.has("numbers")) {
     Config nums = cfg.section("numbers");
     for (const auto& [name, v] : nums.json().items()) {
-      const double x = summary_number(st, nums.section(name), "numbers." + name);
+      const double x = summary_number(stage, nums.section(name), "numbers." + name);
       p.summary["numbers"][name] = x;
       p.vars += name + " = " + gp_number(x) + "; ";
     }
@@ -386,10 +386,10 @@ std::string matrix_block(const arma::mat& m) {
   return s;
 }
 
-Plot heatmap_figure(Stage& st, Config& cfg) {
+Plot heatmap_figure(Stage& stage, Config& cfg) {
   Plot p;
   Config jc = cfg.section("couplings");
-  const std::string jpath = st.input(jc.string("key") + "/" + jc.string("file"));
+  const std::string jpath = stage.input(jc.string("key") + "/" + jc.string("file"));
   const arma::mat J = h5_read_matrix(jpath, jc.string("dataset"));
   const std::string jtitle = jc.string("title");
   jc.finish();
@@ -410,7 +410,7 @@ Plot heatmap_figure(Stage& st, Config& cfg) {
   for (const auto& [id, v] : list.json().items()) ids.push_back(id);
   for (std::size_t i = 0; i < ids.size(); ++i) {
     Config c = list.section(ids[i]);
-    const std::string path = st.input(c.string("key") + "/" + c.string("file"));
+    const std::string path = stage.input(c.string("key") + "/" + c.string("file"));
     const std::string ds = c.string("dataset"), title = c.string("title");
     c.finish();
     arma::mat A = h5_read_matrix(path, ds);
@@ -448,8 +448,8 @@ Plot heatmap_figure(Stage& st, Config& cfg) {
 
 }  // namespace
 
-void run_figures(Stage& st) {
-  Config& cfg = st.config();
+void run_figures(Stage& stage) {
+  Config& cfg = stage.config();
   const std::string kind = cfg.choice("figure", {"xy", "heatmaps"});
   const std::string caption_template = cfg.string("caption");
   std::vector<double> size{5.0, 3.5};
@@ -460,26 +460,26 @@ void run_figures(Stage& st) {
 
   // Which outputs: <name>.png, <name>.pdf, <name>.dat.
   std::string png, pdf, dat;
-  for (const auto& [k, path] : st.outputs()) {
+  for (const auto& [k, path] : stage.outputs()) {
     if (provenance::matches("*.png", k)) png = k;
     if (provenance::matches("*.pdf", k)) pdf = k;
     if (provenance::matches("*.dat", k)) dat = k;
   }
   if (png.empty() || pdf.empty() || dat.empty())
     throw StageError("figures: declare outputs <name>.png, <name>.pdf and <name>.dat");
-  auto scripts = find_inputs(st, "script", "*.gp");
+  auto scripts = find_inputs(stage, "script", "*.gp");
   if (scripts.size() != 1) throw StageError("figures: expected one script/<name>.gp input");
   const std::string script = scripts[0].second;
   // The settings every figure shares (stages/figures/scripts/common.gp),
   // run before the figure's own script.
-  const auto commons = find_inputs(st, "common", "*.gp");
+  const auto commons = find_inputs(stage, "common", "*.gp");
   if (commons.size() > 1) throw StageError("figures: expected at most one common/<name>.gp input");
 
-  const auto docs = stage_docs(st);
-  Plot p = kind == "xy" ? xy_figure(st, cfg, docs) : heatmap_figure(st, cfg);
+  const auto docs = stage_docs(stage);
+  Plot p = kind == "xy" ? xy_figure(stage, cfg, docs) : heatmap_figure(stage, cfg);
   const nlohmann::json segments = caption_segments(caption_template, docs, cfg.origin() + " caption");
   const std::string caption = joined(segments);
-  write_text_atomic(st.output(dat), p.data);
+  write_text_atomic(stage.output(dat), p.data);
 
   // The caption sits under the plot in 6 pt type, wrapped to
   // the figure's width; the scripts put the plot's bottom
@@ -491,7 +491,7 @@ void run_figures(Stage& st) {
   const double line_frac = 9.5 / (72.0 * size[1]);  // 6 pt type, cairo's line pitch
   const double caption_y = 0.012 + (lines.size() - 0.5) * line_frac;
   const double plot_bottom = caption_y + 0.5 * line_frac + 0.7 / size[1];
-  const std::string common = "datafile = " + gp_string(st.output(dat)) + "; caption = " + gp_dquoted(wrapped) +
+  const std::string common = "datafile = " + gp_string(stage.output(dat)) + "; caption = " + gp_dquoted(wrapped) +
                              "; caption_y = " + gp_number(caption_y) + "; plot_bottom = " + gp_number(plot_bottom) +
                              "; " + p.vars;
   const std::string font = "font 'DejaVu Sans," + gp_number(font_pt) + "'";
@@ -504,25 +504,25 @@ void run_figures(Stage& st) {
   // are scaled by dpi/72.
   const std::string png_term = "set terminal pngcairo enhanced " + std::string(size_png) + " " + font + " fontscale " +
                                gp_number(px) + " linewidth " + gp_number(px) + "; set output " +
-                               gp_string(st.output(png)) + "; ";
+                               gp_string(stage.output(png)) + "; ";
   const std::string pdf_term = "set terminal pdfcairo enhanced " + std::string(size_pdf) + " " + font +
-                               "; set output " + gp_string(st.output(pdf)) + "; ";
+                               "; set output " + gp_string(stage.output(pdf)) + "; ";
   for (const auto& term : {png_term, pdf_term}) {
     std::vector<std::string> args = {"gnuplot", "-e", "set encoding utf8; " + common + term};
     for (const auto& [key, path] : commons) args.push_back(path);
     args.push_back(script);
     run_gnuplot(args, script);
   }
-  fix_pdf_date(st.output(pdf));
+  fix_pdf_date(stage.output(pdf));
 
   nlohmann::json summary = p.summary;
-  summary["figure"] = basename_of(st.output(png)).substr(0, basename_of(st.output(png)).size() - 4);
+  summary["figure"] = basename_of(stage.output(png)).substr(0, basename_of(stage.output(png)).size() - 4);
   summary["caption"] = caption;
   summary["caption_segments"] = segments;
   summary["script"] = scripts[0].first;
   // (The script's hash is in the provenance record; the summary
   // stays the same when only the drawing changes.)
-  if (st.wants("summary.json")) st.write_summary(summary);
+  if (stage.wants("summary.json")) stage.write_summary(summary);
 }
 
 }  // namespace potts::figures

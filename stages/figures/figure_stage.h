@@ -39,6 +39,6 @@ namespace potts::figures {
 
 // The stage body: reads the config and inputs of one figure, writes
 // <name>.dat, <name>.png, <name>.pdf and summary.json.
-void run_figures(Stage& st);
+void run_figures(Stage& stage);
 
 }  // namespace potts::figures

@@ -28,16 +28,16 @@ std::vector<double> values_at(const SizeData& s, double alpha, const std::string
 
 // The sizes' summaries and realisations (inputs d0, d1, ...), in increasing
 // D, each simulated at the same number of alpha values.
-std::vector<SizeData> read_sizes(Stage& st, std::int64_t sizes) {
+std::vector<SizeData> read_sizes(Stage& stage, std::int64_t sizes) {
   std::vector<SizeData> data;
   for (std::int64_t k = 0; k < sizes; ++k) {
     const std::string key = "d" + std::to_string(k);
     SizeData s;
-    s.summary = read_json(st.input(key + "/summary.json"));
+    s.summary = read_json(stage.input(key + "/summary.json"));
     s.D = s.summary.at("D").get<double>();
-    s.rows = read_csv(st.input(key + "/realisations.csv"));
+    s.rows = read_csv(stage.input(key + "/realisations.csv"));
     if (!data.empty() && !(s.D > data.back().D))
-      throw StageError(st.input(key + "/summary.json") + ": key 'D': sizes must be given in increasing D");
+      throw StageError(stage.input(key + "/summary.json") + ": key 'D': sizes must be given in increasing D");
     data.push_back(std::move(s));
   }
   for (const auto& s : data)
@@ -48,13 +48,13 @@ std::vector<SizeData> read_sizes(Stage& st, std::int64_t sizes) {
 
 }  // namespace
 
-void run_gaussian_finite_size_merge(Stage& st) {
-  Config& cfg = st.config();
+void run_gaussian_finite_size_merge(Stage& stage) {
+  Config& cfg = stage.config();
   const auto sizes = cfg.integer("sizes", 3, 100);
   const int order = int(cfg.integer("order", 1, 2));
   const int resamples = int(cfg.integer("resamples", 100, 1000000));
 
-  const std::vector<SizeData> data = read_sizes(st, sizes);
+  const std::vector<SizeData> data = read_sizes(stage, sizes);
   const nlohmann::json& points0 = data.front().summary.at("points");
 
   const std::map<std::string, std::string> theory_key = {{"eps_g", "theory_eps_g"}, {"m", "theory_m"}};
@@ -86,7 +86,7 @@ void run_gaussian_finite_size_merge(Stage& st) {
           m_exact[i] = std::max(m_exact[i], std::abs(m.mean / p.at("exact_m").get<double>() - 1));
         }
       }
-      const auto r = gaussian::extrapolate(samples, order, resamples, st.seed() + k);
+      const auto r = gaussian::extrapolate(samples, order, resamples, stage.seed() + k);
       const double code = stat == "eps_g" ? stat_code_eps : stat_code_m;
       for (std::size_t i = 0; i < samples.size(); ++i) {
         const MeanSe m = mean_se(samples[i].values);
@@ -107,8 +107,8 @@ void run_gaussian_finite_size_merge(Stage& st) {
                       {"deviation_se", r.deviation_se}});
     }
   }
-  per_size.save(st.output("finite_size.csv"));
-  extrap.save(st.output("extrapolation.csv"));
+  per_size.save(stage.output("finite_size.csv"));
+  extrap.save(stage.output("extrapolation.csv"));
 
   nlohmann::json s;
   s["statistic_codes"] = {{"eps_g", stat_code_eps}, {"m", stat_code_m}};
@@ -125,7 +125,7 @@ void run_gaussian_finite_size_merge(Stage& st) {
                           {"max_rel_m_vs_exact", m_exact[i]}});
   s["smallest"] = s["sizes"].front();
   s["largest"] = s["sizes"].back();
-  st.write_summary(s);
+  stage.write_summary(s);
 }
 
 }  // namespace potts

@@ -14,6 +14,6 @@
 
 namespace potts {
 
-void run_gaussian_finite_size_merge(Stage& st);
+void run_gaussian_finite_size_merge(Stage& stage);
 
 }  // namespace potts

@@ -9,8 +9,8 @@
 
 namespace potts {
 
-void run_gaussian_finite_size(Stage& st) {
-  Config& cfg = st.config();
+void run_gaussian_finite_size(Stage& stage) {
+  Config& cfg = stage.config();
   const auto D = arma::uword(cfg.integer("D", 4, 100000));
   const double Delta = cfg.number_open("Delta", 2.0, 1e6);
   const double lambda = cfg.number("lambda", 0.0, 1e6);
@@ -18,7 +18,7 @@ void run_gaussian_finite_size(Stage& st) {
   const auto R = std::uint64_t(cfg.integer("realisations", 2, 1000000));
   const arma::uword L = D + 1, masked = D / 2;
 
-  Rng teacher_rng(st.seed(), streams::kGaussianTeacher);
+  Rng teacher_rng(stage.seed(), streams::kGaussianTeacher);
   const arma::mat P =
       gaussian::precision_matrix(gaussian::goe_couplings(int(L), teacher_rng), Delta, cfg.origin() + ": key 'Delta'");
   const gaussian::MaskedTeacher t = gaussian::masked_teacher(P, masked);
@@ -56,7 +56,7 @@ void run_gaussian_finite_size(Stage& st) {
     }
     points.push_back(p);
     for (std::uint64_t r = 0; r < R; ++r) {
-      Rng rng(st.seed(), streams::kGaussianData + (r << 16) + (static_cast<std::uint64_t>(k) << 32));
+      Rng rng(stage.seed(), streams::kGaussianData + (r << 16) + (static_cast<std::uint64_t>(k) << 32));
       const arma::mat X = gaussian::sample_gaussian(C, n, rng);  // L×n
       const arma::mat features = X.rows(rest).t();               // n×D
       const gaussian::Overlaps o = gaussian::noise_averaged_loss(t, features, lambda);
@@ -68,10 +68,10 @@ void run_gaussian_finite_size(Stage& st) {
       progress.update(done);
     }
   }
-  table.save(st.output("realisations.csv"));
+  table.save(stage.output("realisations.csv"));
   nlohmann::json s = {{"D", D},       {"lambda", lambda},  {"sigma2", t.noise_sigma2},
                       {"rho", t.rho}, {"realisations", R}, {"points", points}};
-  st.write_summary(s);
+  stage.write_summary(s);
 }
 
 }  // namespace potts

@@ -11,6 +11,6 @@
 
 namespace potts {
 
-void run_gaussian_finite_size(Stage& st);
+void run_gaussian_finite_size(Stage& stage);
 
 }  // namespace potts

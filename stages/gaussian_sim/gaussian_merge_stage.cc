@@ -9,16 +9,16 @@
 
 namespace potts {
 
-void run_gaussian_merge(Stage& st) {
-  st.config();  // no keys
-  Config model = Config::load(st.input("model/summary.json"));
+void run_gaussian_merge(Stage& stage) {
+  stage.config();  // no keys
+  Config model = Config::load(stage.input("model/summary.json"));
   const std::int64_t chunks = model.integer("chunks", 1, 1000);
   std::vector<std::uint64_t> n_grid;
   for (std::int64_t n : model.integers("sample_counts", 1, std::int64_t(1) << 40)) n_grid.push_back(std::uint64_t(n));
   const auto R = std::uint64_t(model.integer("realisations", 1, 100000));
   const double D = model.number_open("D", 0.0, 1e9), sigma2 = model.number("sigma2", 0.0, 1e300);
 
-  const ChunkRows rows(st, chunks, {"alpha", "n", "alpha_index", "realisation", "eps_g", "m", "q", "w_norm"},
+  const ChunkRows rows(stage, chunks, {"alpha", "n", "alpha_index", "realisation", "eps_g", "m", "q", "w_norm"},
                        {"alpha_index", n_grid.size()}, {"realisation", R});
   CsvTable all(rows.columns());
   CsvTable per_alpha({"alpha", "n", "eps_g_mean", "eps_g_stderr", "eps_g_median", "eps_g_min", "eps_g_max", "m_mean",
@@ -42,8 +42,8 @@ void run_gaussian_merge(Stage& st) {
     eps_by_alpha.push_back(eps);
   }
   rows.check_count(n_grid.size() * R);
-  all.save(st.output("realisations.csv"));
-  per_alpha.save(st.output("simulation.csv"));
+  all.save(stage.output("realisations.csv"));
+  per_alpha.save(stage.output("simulation.csv"));
 
   nlohmann::json s = model.json();  // D, Delta, lambda, sigma2, masked index, grid, ...
   s["model_seed"] = model.value("seed");
@@ -55,7 +55,7 @@ void run_gaussian_merge(Stage& st) {
     s["tail_slope_8_100"] = gaussian::loglog_slope(alphas, means, sigma2, 8, 100);
     // Its standard error from resampling the realisations at every α
     // (1000 bootstrap resamples, seeded): the slope's spread over them.
-    Rng rng(st.seed(), streams::kBootstrap);
+    Rng rng(stage.seed(), streams::kBootstrap);
     std::vector<double> slopes, resampled(means.size());
     for (int b = 0; b < 1000; ++b) {
       for (size_t k = 0; k < eps_by_alpha.size(); ++k) {
@@ -70,7 +70,7 @@ void run_gaussian_merge(Stage& st) {
     s["tail_slope_8_100"] = nullptr;  // the grid does not reach the tail
     s["tail_slope_8_100_se"] = nullptr;
   }
-  st.write_summary(s);
+  stage.write_summary(s);
 }
 
 }  // namespace potts

@@ -7,8 +7,8 @@
 
 namespace potts {
 
-void run_gaussian_model(Stage& st) {
-  Config& cfg = st.config();
+void run_gaussian_model(Stage& stage) {
+  Config& cfg = stage.config();
   const int L = static_cast<int>(cfg.integer("L", 3, 5000));
   const double Delta = cfg.number("Delta");
   const auto masked = static_cast<arma::uword>(cfg.integer("masked_index", 0, L - 1));
@@ -18,7 +18,7 @@ void run_gaussian_model(Stage& st) {
   const auto realisations = cfg.integer("realisations", 2, 100000);
   const auto chunks = cfg.integer("chunks", 1, 1000);
 
-  Rng rng(st.seed(), streams::kGaussianTeacher);
+  Rng rng(stage.seed(), streams::kGaussianTeacher);
   const arma::mat J_tilde = gaussian::goe_couplings(L, rng);
   const arma::mat P = gaussian::precision_matrix(J_tilde, Delta, cfg.origin() + ": key 'Delta'");
   const arma::mat Sigma = gaussian::covariance_matrix(P);
@@ -39,7 +39,7 @@ void run_gaussian_model(Stage& st) {
   h5.scalar("Delta", Delta);
   h5.scalar("lambda", lambda);
   h5.scalar("masked_index", static_cast<double>(masked));
-  h5.save(st.output("model.h5"));
+  h5.save(stage.output("model.h5"));
 
   nlohmann::json s = {{"L", L},
                       {"D", D},
@@ -65,9 +65,9 @@ void run_gaussian_model(Stage& st) {
   s["alphas"] = alphas;
   s["realisations"] = realisations;
   s["chunks"] = chunks;
-  s["seed"] = st.seed();
-  st.write_summary(s);
-  st.facts()["alpha_points"] = n.size();
+  s["seed"] = stage.seed();
+  stage.write_summary(s);
+  stage.facts()["alpha_points"] = n.size();
 }
 
 }  // namespace potts

@@ -8,11 +8,11 @@
 
 namespace potts {
 
-void run_gaussian_simulate(Stage& st) {
-  const std::string model_h5 = st.input("model/model.h5");
-  Config model = Config::load(st.input("model/summary.json"));
+void run_gaussian_simulate(Stage& stage) {
+  const std::string model_h5 = stage.input("model/model.h5");
+  Config model = Config::load(stage.input("model/summary.json"));
   const std::int64_t chunks = model.integer("chunks", 1, 1000);
-  Config& cfg = st.config();
+  Config& cfg = stage.config();
   const auto chunk = cfg.integer("chunk", 0, chunks - 1);
 
   const gaussian::ModelFile mf = gaussian::read_model_h5(model_h5);
@@ -37,7 +37,7 @@ void run_gaussian_simulate(Stage& st) {
   for (size_t k = chunk; k < n_grid.size(); k += chunks) {
     const arma::uword n = n_grid[k];
     for (std::uint64_t r = 0; r < R; ++r) {
-      Rng rng(st.seed(), streams::kGaussianData + (r << 16) + (static_cast<std::uint64_t>(k) << 32));
+      Rng rng(stage.seed(), streams::kGaussianData + (r << 16) + (static_cast<std::uint64_t>(k) << 32));
       const arma::mat X = gaussian::sample_gaussian(C, n, rng);  // L×n
       const arma::vec y = X.row(masked).t();
       const arma::mat features = X.rows(rest).t();  // n×D
@@ -52,9 +52,9 @@ void run_gaussian_simulate(Stage& st) {
       progress.update(done);
     }
   }
-  table.save(st.output("realisations.csv"));
+  table.save(stage.output("realisations.csv"));
   nlohmann::json s = {{"chunk", chunk}, {"chunks", chunks}, {"lambda", lambda}, {"D", D}, {"samples_drawn", done}};
-  st.write_summary(s);
+  stage.write_summary(s);
 }
 
 }  // namespace potts

@@ -7,8 +7,8 @@
 
 namespace potts {
 
-void run_perturb_merge(Stage& st) {
-  Config& cfg = st.config();
+void run_perturb_merge(Stage& stage) {
+  Config& cfg = stage.config();
   const std::vector<double> grid = cfg.numbers("a", 0.0, 100.0);
   const std::vector<std::int64_t> seeds = cfg.integers("seeds", 0, std::numeric_limits<std::int64_t>::max());
   cfg.finish();
@@ -24,7 +24,7 @@ void run_perturb_merge(Stage& st) {
     std::vector<double> losses, train_losses;
     for (std::int64_t seed : seeds) {
       const std::string key = "a" + std::to_string(k) + "_s" + std::to_string(seed);
-      const std::string path = st.input(key + "/summary.json");
+      const std::string path = stage.input(key + "/summary.json");
       const nlohmann::json s = read_json(path);
       const double a = json_number(s, "a", path), test_loss = json_number(s, "test_loss", path);
       const double opt = json_number(s, "optimal_test_loss", path);
@@ -38,7 +38,7 @@ void run_perturb_merge(Stage& st) {
       table.row({a, double(seed), test_loss, opt, train_loss});
       losses.push_back(test_loss);
       train_losses.push_back(train_loss);
-      const std::string cpath = st.input(key + "/curves.csv");
+      const std::string cpath = stage.input(key + "/curves.csv");
       const auto c = read_csv(cpath);
       std::vector<const std::vector<double>*> col;
       for (const char* name : {"epoch", "train_loss", "test_loss", "optimal_test_loss", "reconstruction_error", "lr"})
@@ -64,15 +64,15 @@ void run_perturb_merge(Stage& st) {
                       {"best_seed", seeds[best]},
                       {"best_test_loss", losses[best]}});
   }
-  table.save(st.output("perturb.csv"));
-  summary_csv.save(st.output("perturb_summary.csv"));
-  curves.save(st.output("curves.csv"));
+  table.save(stage.output("perturb.csv"));
+  summary_csv.save(stage.output("perturb_summary.csv"));
+  curves.save(stage.output("curves.csv"));
   nlohmann::json s;
   s["optimal_test_loss"] = optimum.value();
   s["a"] = grid;
   s["seeds"] = seeds;
   s["points"] = points;
-  st.write_summary(s);
+  stage.write_summary(s);
 }
 
 }  // namespace potts

@@ -7,10 +7,10 @@
 
 namespace potts {
 
-void run_potts_alpha_fit(Stage& st) {
-  Config plan = Config::load(st.input("plan/summary.json"));  // ranges as in the plan stage's config
+void run_potts_alpha_fit(Stage& stage) {
+  Config plan = Config::load(stage.input("plan/summary.json"));  // ranges as in the plan stage's config
   const std::int64_t chunks = plan.integer("chunks", 1, 1000);
-  Config& cfg = st.config();
+  Config& cfg = stage.config();
   const auto chunk = cfg.integer("chunk", 0, chunks - 1);
   cfg.finish();
   std::vector<arma::uword> grid;
@@ -20,9 +20,9 @@ void run_potts_alpha_fit(Stage& st) {
   const arma::uword C = arma::uword(plan.integer("C", 2, 1000));
 
   const SampleData data =
-      read_sample_data(st.input("sample/model.h5"), st.input("sample/train.h5"), st.input("sample/test.h5"));
+      read_sample_data(stage.input("sample/model.h5"), stage.input("sample/train.h5"), stage.input("sample/test.h5"));
   if (data.truth.C() != C)
-    throw StageError(st.input("sample/model.h5") + ": " + std::to_string(data.truth.C()) +
+    throw StageError(stage.input("sample/model.h5") + ": " + std::to_string(data.truth.C()) +
                      " colours, but the plan says C = " + std::to_string(C));
   const arma::imat& pool = data.train;
   const nn::SequenceSet test = nn::to_sequence_set(data.test, C, "sample/test.h5");
@@ -38,7 +38,7 @@ void run_potts_alpha_fit(Stage& st) {
   int not_converged = 0, fits = 0;
   for (std::size_t k = 0; k < grid.size(); ++k)
     for (arma::uword r = chunk, M = grid[k]; r < R[k]; r += chunks) {
-      const RealisationResult x = run_realisation(pool, test, C, J, M, r, fit, st.seed());
+      const RealisationResult x = run_realisation(pool, test, C, J, M, r, fit, stage.seed());
       if (!std::isfinite(x.test_loss))
         throw StageError("M = " + std::to_string(M) + ", realisation " + std::to_string(r) + ": non-finite test loss");
       const bool conv = x.status == LbfgsStatus::kGradientConverged || x.status == LbfgsStatus::kRelativeDecrease;
@@ -49,7 +49,7 @@ void run_potts_alpha_fit(Stage& st) {
       done += M;
       progress.update(done);
     }
-  table.save(st.output("realisations.csv"));
+  table.save(stage.output("realisations.csv"));
   nlohmann::json s = {{"chunk", chunk},
                       {"chunks", chunks},
                       {"fits", fits},
@@ -59,7 +59,7 @@ void run_potts_alpha_fit(Stage& st) {
                         {"1", "relative_decrease"},
                         {"2", "max_iterations"},
                         {"3", "line_search_failed"}}}};
-  st.write_summary(s);
+  stage.write_summary(s);
 }
 
 }  // namespace potts

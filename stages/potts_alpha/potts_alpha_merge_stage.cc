@@ -9,16 +9,16 @@
 
 namespace potts {
 
-void run_potts_alpha_merge(Stage& st) {
-  st.config().finish();
-  Config plan = Config::load(st.input("plan/summary.json"));  // ranges as in the plan stage's config
+void run_potts_alpha_merge(Stage& stage) {
+  stage.config().finish();
+  Config plan = Config::load(stage.input("plan/summary.json"));  // ranges as in the plan stage's config
   const int chunks = int(plan.integer("chunks", 1, 1000));
   std::vector<int> grid;
   for (std::int64_t M : plan.integers("M_grid", 1, 10000000)) grid.push_back(int(M));
   const std::vector<arma::uword> R = realisations_per_M(plan, grid.size());
   const double L = plan.number_open("L", 0.0, 1e9), optimal_test_loss = plan.number("optimal_test_loss");
 
-  const ChunkRows rows(st, chunks,
+  const ChunkRows rows(stage, chunks,
                        {"M", "alpha", "realisation", "test_loss", "train_loss", "objective", "reconstruction_error",
                         "converged", "status", "iterations", "gradient_norm"},
                        {"M", 10000000}, {"realisation", 100000});
@@ -49,8 +49,8 @@ void run_potts_alpha_merge(Stage& st) {
     means.push_back(mean), ses.push_back(se), alphas.push_back(M / L);
   }
   rows.check_count(expected);
-  curve.save(st.output("potts_alpha.csv"));
-  all.save(st.output("realisations.csv"));
+  curve.save(stage.output("potts_alpha.csv"));
+  all.save(stage.output("realisations.csv"));
   nlohmann::json s;
   s["L"] = L;
   s["optimal_test_loss"] = optimal_test_loss;
@@ -67,7 +67,7 @@ void run_potts_alpha_merge(Stage& st) {
   s["largest_M_gap"] = points.back()["test_loss_mean"].get<double>() - optimal_test_loss;
   s["fits"] = expected;
   s["not_converged"] = not_converged;
-  st.write_summary(s);
+  stage.write_summary(s);
 }
 
 }  // namespace potts

@@ -8,8 +8,8 @@
 
 namespace potts {
 
-void run_potts_alpha_plan(Stage& st) {
-  Config& cfg = st.config();
+void run_potts_alpha_plan(Stage& stage) {
+  Config& cfg = stage.config();
   const auto grid = cfg.integers("M_grid", 1, 10000000);
   // One count for every M, or one per M (more where the curve must be
   // resolved, e.g. around the peak).
@@ -31,7 +31,7 @@ void run_potts_alpha_plan(Stage& st) {
     if (grid[k] <= grid[k - 1]) throw StageError(cfg.origin() + ": key 'M_grid': must be strictly increasing");
 
   const SampleData data =
-      read_sample_data(st.input("sample/model.h5"), st.input("sample/train.h5"), st.input("sample/test.h5"));
+      read_sample_data(stage.input("sample/model.h5"), stage.input("sample/train.h5"), stage.input("sample/test.h5"));
   const PottsModel& truth = data.truth;
   const arma::imat &train = data.train, &test = data.test;
   if (arma::uword(grid.back()) > train.n_rows)
@@ -50,7 +50,7 @@ void run_potts_alpha_plan(Stage& st) {
   s["test_sequences"] = test.n_rows;
   s["optimal_test_loss"] = optimal_test_loss(truth, test);
   s["hamming_distance_train"] = mean_hamming_distance(train);
-  st.write_summary(s);
+  stage.write_summary(s);
 }
 
 }  // namespace potts

@@ -17,6 +17,6 @@
 
 namespace potts {
 
-void run_proteins_a3m(Stage& st);
+void run_proteins_a3m(Stage& stage);
 
 }  // namespace potts

@@ -78,14 +78,14 @@ void describe_run(const AttentionRun& r, const AttentionPottsFit& fit, const arm
 
 }  // namespace
 
-void run_proteins_attention(Stage& st) {
+void run_proteins_attention(Stage& stage) {
   // Every step allocates nothing new, but the evaluations before and after
   // the fit do (tens of MB): keep freed blocks in the heap rather than
   // returning them to the system and faulting them in again. No value changes.
   mallopt(M_MMAP_MAX, 0);
   mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
-  AttentionRun r = read_run(st.config());
-  const PadFitData d = read_pad_fit_data(st, r.fit_on);
+  AttentionRun r = read_run(stage.config());
+  const PadFitData d = read_pad_fit_data(stage, r.fit_on);
   r.spec.L = d.L;
   r.spec.check();
   r.pen.family_size = d.fit.n_rows;
@@ -99,16 +99,16 @@ void run_proteins_attention(Stage& st) {
                    (unsigned long long)r.spec.heads, (unsigned long long)r.spec.head_dim, t, r.fo.steps, loss,
                    seconds_since(t0));
   };
-  const AttentionPottsFit fit = fit_attention_potts(r.spec, d.fit, r.pen, r.fo, st.seed());
-  curves.save(st.output("curves.csv"));
+  const AttentionPottsFit fit = fit_attention_potts(r.spec, d.fit, r.pen, r.fo, stage.seed());
+  curves.save(stage.output("curves.csv"));
   AttentionPottsWorkspace work;
   CouplingFitSummary s = pad_fit_summary(d, attention_potts_mean_loss(r.spec, fit.x, d.train),
                                          attention_potts_mean_loss(r.spec, fit.x, d.test));
   s.objective = attention_potts_loss(r.spec, fit.x, d.fit, r.pen, nullptr, work);  // eq. O1, one batch of all
-  st.timings()["seconds_per_step"] = seconds_since(t0) / double(r.fo.steps);
+  stage.timings()["seconds_per_step"] = seconds_since(t0) / double(r.fo.steps);
   describe_run(r, fit, fit.x, s);
-  write_pad_fit(st, fit.x, attention_potts_block_norms(r.spec, fit.x), s);
-  st.timings()["fit_seconds"] = seconds_since(t0);
+  write_pad_fit(stage, fit.x, attention_potts_block_norms(r.spec, fit.x), s);
+  stage.timings()["fit_seconds"] = seconds_since(t0);
 }
 
 }  // namespace potts

@@ -29,6 +29,6 @@
 
 namespace potts {
 
-void run_proteins_attention(Stage& st);
+void run_proteins_attention(Stage& stage);
 
 }  // namespace potts

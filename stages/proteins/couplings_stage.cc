@@ -82,9 +82,9 @@ struct FitData {
   arma::vec weights;
 };
 
-FitData read_fit_data(Stage& st, const CouplingRun& r) {
-  const FamilyData f = read_family(st);
-  const std::string test_h5 = st.input("family/test.h5");
+FitData read_fit_data(Stage& stage, const CouplingRun& r) {
+  const FamilyData f = read_family(stage);
+  const std::string test_h5 = stage.input("family/test.h5");
   const arma::vec test_w = arma::vectorise(h5_read_matrix(test_h5, "weights"));
   FitData d;
   d.L = f.train.L;
@@ -185,7 +185,7 @@ nlohmann::json run_summary(const CouplingRun& r, const FitData& d, const Couplin
 
 }  // namespace
 
-void run_proteins_couplings(Stage& st) {
+void run_proteins_couplings(Stage& stage) {
   // Every objective evaluation allocates and frees buffers of 20-90 MB (the
   // couplings W, their gradient, the logits; L-BFGS's vectors). glibc serves
   // blocks over 32 MB by mmap and returns them on free, so each evaluation
@@ -194,14 +194,14 @@ void run_proteins_couplings(Stage& st) {
   // where memory comes from changes; no value does.
   mallopt(M_MMAP_MAX, 0);
   mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
-  CouplingRun run = read_run(st.config());
-  const FitData d = read_fit_data(st, run);
+  CouplingRun run = read_run(stage.config());
+  const FitData d = read_fit_data(stage, run);
   run.spec.L = d.L;
   run.spec.C = kStates;  // checked with the rest of the spec by the fit (coupling_fits.h)
 
   std::vector<CsvTable> curves;
   const auto t0 = std::chrono::steady_clock::now();
-  const CouplingFit fit = fit_run(run, d, st.seed(), curves);
+  const CouplingFit fit = fit_run(run, d, stage.seed(), curves);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   // Losses with unit weights (eq. 3), on the training and the test
@@ -217,15 +217,15 @@ void run_proteins_couplings(Stage& st) {
   H5Writer params;
   params.matrix("x", arma::mat(fit.x));
   params.matrix("h", fit.h);
-  params.save(st.output("params.h5"));
+  params.save(stage.output("params.h5"));
   H5Writer h5;
   h5.matrix("scores", scores);
-  h5.save(st.output("scores.h5"));
-  curves.at(std::size_t(fit.best_restart)).save(st.output("curves.csv"));
+  h5.save(stage.output("scores.h5"));
+  curves.at(std::size_t(fit.best_restart)).save(stage.output("curves.csv"));
   int evaluations = 0;
-  st.write_summary(run_summary(run, d, fit, train_loss, test_loss, &evaluations));
-  st.timings()["fit_seconds"] = seconds;
-  st.timings()["seconds_per_evaluation"] = seconds / double(std::max(evaluations, 1));
+  stage.write_summary(run_summary(run, d, fit, train_loss, test_loss, &evaluations));
+  stage.timings()["fit_seconds"] = seconds;
+  stage.timings()["seconds_per_evaluation"] = seconds / double(std::max(evaluations, 1));
 }
 
 }  // namespace potts

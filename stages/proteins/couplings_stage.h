@@ -30,6 +30,6 @@
 
 namespace potts {
 
-void run_proteins_couplings(Stage& st);
+void run_proteins_couplings(Stage& stage);
 
 }  // namespace potts

@@ -16,6 +16,6 @@
 
 namespace potts {
 
-void run_proteins_export(Stage& st);
+void run_proteins_export(Stage& stage);
 
 }  // namespace potts

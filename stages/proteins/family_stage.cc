@@ -5,9 +5,9 @@
 
 namespace potts::proteins {
 
-std::string family_input(const Stage& st, const std::string& key, bool required) {
+std::string family_input(const Stage& stage, const std::string& key, bool required) {
   std::string found;
-  for (const auto& [k, path] : st.inputs())
+  for (const auto& [k, path] : stage.inputs())
     if (k.rfind(key + "/", 0) == 0) {
       if (!found.empty()) throw StageError("input '" + key + "' is given more than once (" + found + ", " + path + ")");
       found = path;
@@ -16,13 +16,13 @@ std::string family_input(const Stage& st, const std::string& key, bool required)
   return found;
 }
 
-FamilyData read_family(const Stage& st) {
+FamilyData read_family(const Stage& stage) {
   FamilyData f;
-  const std::string train = st.input("family/train.h5"), test = st.input("family/test.h5");
+  const std::string train = stage.input("family/train.h5"), test = stage.input("family/test.h5");
   f.train = nn::to_sequence_set(h5_read_imatrix(train, "sequences"), kStates, train + " 'sequences'");
   f.test = nn::to_sequence_set(h5_read_imatrix(test, "sequences"), kStates, test + " 'sequences'");
   f.train_weights = arma::vectorise(h5_read_matrix(train, "weights"));
-  const std::string columns = st.input("family/columns.csv");
+  const std::string columns = stage.input("family/columns.csv");
   const auto table = read_csv(columns);
   const auto& residue = csv_column(table, columns, "residue");
   const auto& state = csv_column(table, columns, "state");
@@ -33,12 +33,12 @@ FamilyData read_family(const Stage& st) {
     f.residues.push_back(int(residue[k]));
     f.query += state_letter(int(csv_index(state[k], kStates - 1, columns + " 'state'")));
   }
-  const std::string contacts = st.input("family/contacts.csv");
+  const std::string contacts = stage.input("family/contacts.csv");
   const auto c = read_csv(contacts);
   const auto& ci = csv_column(c, contacts, "i");
   const auto& cj = csv_column(c, contacts, "j");
   for (std::size_t k = 0; k < ci.size(); ++k) f.contacts.insert({int(ci[k]), int(cj[k])});
-  f.has_structure = read_json(st.input("family/summary.json")).at("structure").is_string();
+  f.has_structure = read_json(stage.input("family/summary.json")).at("structure").is_string();
   return f;
 }
 

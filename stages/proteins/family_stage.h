@@ -17,7 +17,7 @@ namespace potts::proteins {
 
 // The path of the one input under "<key>/"; "" if there is none and it is
 // optional; an error if it is required and missing, or given twice.
-std::string family_input(const Stage& st, const std::string& key, bool required);
+std::string family_input(const Stage& stage, const std::string& key, bool required);
 
 // The prepare stage's outputs, passed to a stage under the key "family".
 struct FamilyData {
@@ -28,6 +28,6 @@ struct FamilyData {
   std::set<std::pair<int, int>> contacts;  // residue numbers, i < j (empty without a structure)
   bool has_structure = false;
 };
-FamilyData read_family(const Stage& st);
+FamilyData read_family(const Stage& stage);
 
 }  // namespace potts::proteins

@@ -15,6 +15,6 @@
 
 namespace potts {
 
-void run_proteins_freecontact(Stage& st);
+void run_proteins_freecontact(Stage& stage);
 
 }  // namespace potts

@@ -10,8 +10,8 @@
 
 namespace potts::proteins {
 
-PadFitData read_pad_fit_data(const Stage& st, const std::string& fit_on) {
-  const FamilyData f = read_family(st);
+PadFitData read_pad_fit_data(const Stage& stage, const std::string& fit_on) {
+  const FamilyData f = read_family(stage);
   PadFitData d;
   d.L = f.train.L;
   d.fit_on = fit_on;
@@ -36,18 +36,18 @@ CouplingFitSummary pad_fit_summary(const PadFitData& d, double train_loss, doubl
   return s;
 }
 
-void write_pad_fit(Stage& st, const arma::vec& x, const arma::mat& block_norms, const CouplingFitSummary& summary) {
+void write_pad_fit(Stage& stage, const arma::vec& x, const arma::mat& block_norms, const CouplingFitSummary& summary) {
   if (!std::isfinite(summary.train_loss) || !std::isfinite(summary.test_loss) || !x.is_finite())
     throw StageError("the fit diverged (non-finite loss or parameters); no result is written");
   const arma::mat scores = apc(block_norms);
   if (!scores.is_finite()) throw StageError("the contact scores are not finite; no result is written");
   H5Writer params;
   params.matrix("x", arma::mat(x));
-  params.save(st.output("params.h5"));
+  params.save(stage.output("params.h5"));
   H5Writer h5;
   h5.matrix("scores", scores);
-  h5.save(st.output("scores.h5"));
-  st.write_summary(summary.to_json());
+  h5.save(stage.output("scores.h5"));
+  stage.write_summary(summary.to_json());
 }
 
 }  // namespace potts::proteins

@@ -20,7 +20,7 @@ struct PadFitData {
   std::string fit_on;
   arma::imat train, test, fit;
 };
-PadFitData read_pad_fit_data(const Stage& st, const std::string& fit_on);
+PadFitData read_pad_fit_data(const Stage& stage, const std::string& fit_on);
 
 // The summary's fields every such fit shares: the data conventions, the
 // sequences and the losses (mean cross-entropy per non-gap target).
@@ -29,6 +29,6 @@ CouplingFitSummary pad_fit_summary(const PadFitData& d, double train_loss, doubl
 // params.h5 ("x"), scores.h5 ("scores": the APC-corrected block norms) and
 // summary.json; StageError, and nothing written, if the losses, x or the
 // scores are not finite.
-void write_pad_fit(Stage& st, const arma::vec& x, const arma::mat& block_norms, const CouplingFitSummary& summary);
+void write_pad_fit(Stage& stage, const arma::vec& x, const arma::mat& block_norms, const CouplingFitSummary& summary);
 
 }  // namespace potts::proteins

@@ -72,9 +72,9 @@ nlohmann::json difference(const std::map<std::string, std::vector<double>>& t, c
   return s;
 }
 
-std::vector<std::string> family_ids(const Stage& st) {
+std::vector<std::string> family_ids(const Stage& stage) {
   std::vector<std::string> ids;
-  for (const auto& [key, path] : st.inputs())
+  for (const auto& [key, path] : stage.inputs())
     if (key.rfind("score_", 0) == 0 && key.size() > 19 && key.substr(key.size() - 13) == "/summary.json")
       ids.push_back(key.substr(6, key.size() - 6 - 13));
   if (ids.empty()) throw StageError("no input 'score_<id>/summary.json': the panel needs its families' scores");
@@ -84,8 +84,8 @@ std::vector<std::string> family_ids(const Stage& st) {
 
 }  // namespace
 
-void run_proteins_panel(Stage& st) {
-  Config& cfg = st.config();
+void run_proteins_panel(Stage& stage) {
+  Config& cfg = stage.config();
   Config roles_cfg = cfg.section("roles");
   std::vector<std::pair<std::string, std::string>> roles;
   for (const auto& [role, _] : roles_cfg.json().items()) roles.push_back({role, roles_cfg.string(role)});
@@ -99,7 +99,7 @@ void run_proteins_panel(Stage& st) {
     if (std::none_of(roles.begin(), roles.end(), [&](const auto& r) { return r.first == role; }))
       throw StageError(cfg.origin() + ": difference: '" + role + "' is not one of the roles");
 
-  const std::vector<std::string> ids = family_ids(st);
+  const std::vector<std::string> ids = family_ids(stage);
   std::vector<std::string> columns = {"pfam", "L", "sequences", "n_eff", "n_eff_per_column", "contacts", "random"};
   for (const auto& [role, _] : roles)
     for (const char* k : {"_L", "_L2", "_L5"}) columns.push_back(role + k);
@@ -107,8 +107,8 @@ void run_proteins_panel(Stage& st) {
   std::map<std::string, std::vector<double>> by_column;
   nlohmann::json families = nlohmann::json::array();
   for (const auto& id : ids) {
-    const std::string fpath = st.input("family_" + id + "/summary.json");
-    const std::string spath = st.input("score_" + id + "/summary.json");
+    const std::string fpath = stage.input("family_" + id + "/summary.json");
+    const std::string spath = stage.input("score_" + id + "/summary.json");
     const nlohmann::json fam = read_json(fpath), score = read_json(spath);
     if (id.size() != 7 || id.rfind("pf", 0) != 0 || !std::all_of(id.begin() + 2, id.end(), ::isdigit))
       throw StageError("input 'score_" + id + "': expected a family id such as pf00013");
@@ -126,14 +126,14 @@ void run_proteins_panel(Stage& st) {
     table.row(row);
     families.push_back(id);
   }
-  table.save(st.output("panel.csv"));
+  table.save(stage.output("panel.csv"));
   nlohmann::json s;
   s["families"] = families;
   s["count"] = ids.size();
   for (const auto& [role, predictor] : roles)
     s["roles"][role] = {{"predictor", predictor}, {"median_top_L", median(by_column.at(role + "_L"))}};
   s["difference"] = difference(by_column, dk);
-  st.write_summary(s);
+  stage.write_summary(s);
 }
 
 }  // namespace potts

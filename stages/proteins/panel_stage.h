@@ -25,6 +25,6 @@
 
 namespace potts {
 
-void run_proteins_panel(Stage& st);
+void run_proteins_panel(Stage& stage);
 
 }  // namespace potts

@@ -14,20 +14,20 @@ namespace potts {
 
 using namespace proteins;
 
-void run_proteins_plm_pad(Stage& st) {
+void run_proteins_plm_pad(Stage& stage) {
   // The objective's evaluations allocate and free buffers of tens of MB:
   // keep freed blocks in the heap rather than returning them to the system
   // and faulting them in again. No value changes.
   mallopt(M_MMAP_MAX, 0);
   mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
-  Config& cfg = st.config();
+  Config& cfg = stage.config();
   PadPlmPenalty pen;
   pen.lambda_h = cfg.number("lambda_h", 0.0, 1e6);
   pen.lambda_c = cfg.number("lambda_c", 0.0, 1e6);
   LbfgsOptions lo = read_lbfgs_options(cfg);
   const std::string fit_on = cfg.choice("fit_on", {"all", "train"});
   cfg.finish();
-  const PadFitData d = read_pad_fit_data(st, fit_on);
+  const PadFitData d = read_pad_fit_data(stage, fit_on);
 
   const arma::uword L = d.L, A = kGap;  // the 20 amino acids; the gap (state 20) is the pad
   const auto t0 = std::chrono::steady_clock::now();
@@ -39,7 +39,7 @@ void run_proteins_plm_pad(Stage& st) {
     curves.row({double(it), fx, gnorm});
   };
   const LbfgsResult r = fit_pad_plm(L, A, d.fit, pen, lo);
-  curves.save(st.output("curves.csv"));
+  curves.save(stage.output("curves.csv"));
 
   CouplingFitSummary s =
       pad_fit_summary(d, pad_plm_mean_loss(L, A, r.x, d.train), pad_plm_mean_loss(L, A, r.x, d.test));
@@ -58,8 +58,8 @@ void run_proteins_plm_pad(Stage& st) {
                         {"iterations", r.iterations},
                         {"evaluations", r.evaluations},
                         {"status", to_string(r.status)}};
-  write_pad_fit(st, r.x, pad_plm_block_norms(L, A, r.x), s);
-  st.timings()["fit_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  write_pad_fit(stage, r.x, pad_plm_block_norms(L, A, r.x), s);
+  stage.timings()["fit_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 }  // namespace potts

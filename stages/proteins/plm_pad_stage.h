@@ -19,6 +19,6 @@
 
 namespace potts {
 
-void run_proteins_plm_pad(Stage& st);
+void run_proteins_plm_pad(Stage& stage);
 
 }  // namespace potts

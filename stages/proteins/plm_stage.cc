@@ -14,14 +14,14 @@ namespace potts {
 
 using namespace proteins;
 
-void run_proteins_plm(Stage& st) {
-  Config& cfg = st.config();
+void run_proteins_plm(Stage& stage) {
+  Config& cfg = stage.config();
   PlmPenalty pen;
   pen.lambda_h = cfg.number("lambda_h", 0.0, 1e6);
   pen.lambda_W = cfg.number("lambda_W", 0.0, 1e6);
   LbfgsOptions lo = read_lbfgs_options(cfg);
   cfg.finish();
-  const FamilyData f = read_family(st);
+  const FamilyData f = read_family(stage);
   const arma::imat train = nn::to_imat(f.train), test = nn::to_imat(f.test);
   CsvTable curves({"epoch", "train_loss", "test_loss", "lr"});
   lo.on_iteration = [&](int it, double fx, double gnorm) {
@@ -43,11 +43,11 @@ void run_proteins_plm(Stage& st) {
   H5Writer params;
   params.matrix("fields_h", fit.model.fields_h);
   params.matrix("couplings_W", fit.model.couplings_W);
-  params.save(st.output("params.h5"));
+  params.save(stage.output("params.h5"));
   H5Writer h5;
   h5.matrix("scores", scores);
-  h5.save(st.output("scores.h5"));
-  curves.save(st.output("curves.csv"));
+  h5.save(stage.output("scores.h5"));
+  curves.save(stage.output("curves.csv"));
   nlohmann::json s;
   s["model"] = "plm";
   s["L"] = f.train.L;
@@ -63,8 +63,8 @@ void run_proteins_plm(Stage& st) {
   s["iterations"] = fit.optimiser.iterations;
   s["optimiser_status"] = to_string(fit.optimiser.status);
   s["scores"] = "APC-corrected Frobenius norm of the zero-sum-gauge coupling blocks, gap excluded";
-  st.write_summary(s);
-  st.timings()["training_seconds"] = seconds;
+  stage.write_summary(s);
+  stage.timings()["training_seconds"] = seconds;
 }
 
 }  // namespace potts

@@ -15,6 +15,6 @@
 
 namespace potts {
 
-void run_proteins_plm(Stage& st);
+void run_proteins_plm(Stage& stage);
 
 }  // namespace potts

@@ -40,11 +40,11 @@ PrepareRun read_run(Config& cfg) {
   return r;
 }
 
-Alignment read_alignment(const Stage& st, const PrepareRun& r, const std::string& msa_path) {
+Alignment read_alignment(const Stage& stage, const PrepareRun& r, const std::string& msa_path) {
   const Alignment a = r.format == "a2m"   ? read_a2m(msa_path, r.query)
                       : r.format == "aln" ? read_aln(msa_path, r.first_residue)
-                                          : read_covariation_family(msa_path, family_input(st, "query", true),
-                                                                    family_input(st, "indices", true), r.pfam);
+                                          : read_covariation_family(msa_path, family_input(stage, "query", true),
+                                                                    family_input(stage, "indices", true), r.pfam);
   const arma::uword N = a.sequences.n_rows;
   if (N < 10) throw StageError(msa_path + ": " + std::to_string(N) + " usable sequences; at least 10 are needed");
   return a;
@@ -60,48 +60,48 @@ std::vector<std::pair<int, int>> read_contacts(const PrepareRun& r, const Alignm
 
 // train.h5, test.h5 (sequences and weights), train.aln, columns.csv and
 // contacts.csv; the number of long-range contacts (|i - j| >= 24).
-std::size_t write_family(Stage& st, const Alignment& a, const arma::vec& w, const arma::uvec& train_rows,
+std::size_t write_family(Stage& stage, const Alignment& a, const arma::vec& w, const arma::uvec& train_rows,
                          const arma::uvec& test_rows, const std::vector<std::pair<int, int>>& contact_list) {
   auto save = [&](const std::string& key, const arma::uvec& rows) {
     H5Writer h5;
     h5.imatrix("sequences", arma::imat(a.sequences.rows(rows)));
     h5.matrix("weights", arma::mat(w.elem(rows)));
-    h5.save(st.output(key));
+    h5.save(stage.output(key));
   };
   save("train.h5", train_rows);
   save("test.h5", test_rows);
-  write_text_atomic(st.output("train.aln"), to_aln(a.sequences.rows(train_rows)));
+  write_text_atomic(stage.output("train.aln"), to_aln(a.sequences.rows(train_rows)));
   CsvTable columns({"column", "residue", "state"});
   for (arma::uword k = 0; k < a.sequences.n_cols; ++k)
     columns.row({double(k), double(a.residue_numbers[k]), double(letter_state(a.query[k]))});
-  columns.save(st.output("columns.csv"));
+  columns.save(stage.output("columns.csv"));
   CsvTable truth({"i", "j"});
   std::size_t long_range = 0;
   for (const auto& [i, j] : contact_list) {
     truth.row({double(i), double(j)});
     long_range += (j - i >= 24);
   }
-  truth.save(st.output("contacts.csv"));
+  truth.save(stage.output("contacts.csv"));
   return long_range;
 }
 
 }  // namespace
 
-void run_proteins_prepare(Stage& st) {
-  const PrepareRun r = read_run(st.config());
-  const std::string msa_path = family_input(st, "msa", true);
-  const std::string pdb_path = family_input(st, "structure", false);
-  const Alignment a = read_alignment(st, r, msa_path);
+void run_proteins_prepare(Stage& stage) {
+  const PrepareRun r = read_run(stage.config());
+  const std::string msa_path = family_input(stage, "msa", true);
+  const std::string pdb_path = family_input(stage, "structure", false);
+  const Alignment a = read_alignment(stage, r, msa_path);
   const std::vector<std::pair<int, int>> contact_list = read_contacts(r, a, pdb_path);
 
   const arma::vec w = sequence_weights(a.sequences, r.identity);
-  Rng rng(st.seed(), kSplitStream);
+  Rng rng(stage.seed(), kSplitStream);
   const Split sp = cluster_split(a.sequences, r.identity, r.test_fraction, rng);
   if (sp.train.empty() || sp.test.empty())
     throw StageError(msa_path + ": the split by " + std::to_string(r.identity) + "-identity clusters left the " +
                      (sp.train.empty() ? "training" : "test") + " set empty; lower test_fraction or add sequences");
   const arma::uvec train_rows(sp.train), test_rows(sp.test);
-  const std::size_t long_range = write_family(st, a, w, train_rows, test_rows, contact_list);
+  const std::size_t long_range = write_family(stage, a, w, train_rows, test_rows, contact_list);
 
   nlohmann::json s;
   s["alignment"] = location_independent(msa_path);
@@ -124,7 +124,7 @@ void run_proteins_prepare(Stage& st) {
   s["contacts_long_range"] = long_range;
   s["contact_cutoff"] = r.cutoff;
   s["min_separation"] = r.min_separation;
-  st.write_summary(s);
+  stage.write_summary(s);
 }
 
 }  // namespace potts

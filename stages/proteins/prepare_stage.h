@@ -25,6 +25,6 @@
 
 namespace potts {
 
-void run_proteins_prepare(Stage& st);
+void run_proteins_prepare(Stage& stage);
 
 }  // namespace potts

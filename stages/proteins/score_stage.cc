@@ -147,7 +147,7 @@ using Runs = std::map<std::string, std::vector<Run>>;
 
 // One input run: its summary, its score matrices (a vanilla model's layers
 // too), each L x L and finite, and its ranking at |i − j| ≥ 6.
-Run read_run(const Stage& st, const std::string& key, const std::string& path, const FamilyData& f) {
+Run read_run(const Stage& stage, const std::string& key, const std::string& path, const FamilyData& f) {
   const arma::uword L = f.train.L;
   Run r;
   r.key = key.substr(0, key.find('/'));
@@ -158,7 +158,7 @@ Run read_run(const Stage& st, const std::string& key, const std::string& path, c
                      "vanilla1, vanilla3, plm, evfold, psicov, or cm_<name> for a coupling model, with _s<seed> "
                      "for trained models)");
   r.seed = seed;
-  r.summary = read_json(st.input(r.key + "/summary.json"));
+  r.summary = read_json(stage.input(r.key + "/summary.json"));
   r.scores["counted"] = h5_read_matrix(path, "scores");
   for (int k = 1; k <= 3; ++k) {
     const std::string name = "layer_" + std::to_string(k);
@@ -177,12 +177,12 @@ Run read_run(const Stage& st, const std::string& key, const std::string& path, c
 
 // Every input run (<key>/scores.h5), by predictor, each predictor's runs in
 // seed order.
-Runs read_runs(const Stage& st, const FamilyData& f) {
+Runs read_runs(const Stage& stage, const FamilyData& f) {
   Runs runs;
-  for (const auto& [key, path] : st.inputs()) {
+  for (const auto& [key, path] : stage.inputs()) {
     const auto slash = key.find('/');
     if (key.substr(slash + 1) != "scores.h5" || key.substr(0, slash) == "family") continue;
-    Run r = read_run(st, key, path, f);
+    Run r = read_run(stage, key, path, f);
     runs[parse_key(r.key).first].push_back(std::move(r));
   }
   for (auto& [p, rs] : runs)
@@ -191,7 +191,7 @@ Runs read_runs(const Stage& st, const FamilyData& f) {
 }
 
 // top_pairs.csv: every run's top L pairs, marked when a structure is known.
-void write_top_pairs(Stage& st, Runs& runs, const FamilyData& f) {
+void write_top_pairs(Stage& stage, Runs& runs, const FamilyData& f) {
   const arma::uword L = f.train.L;
   std::ostringstream top;
   top << "predictor,seed,rank,i,j,score,contact\n";
@@ -208,7 +208,7 @@ void write_top_pairs(Stage& st, Runs& runs, const FamilyData& f) {
       }
     }
   }
-  write_text_atomic(st.output("top_pairs.csv"), top.str());
+  write_text_atomic(stage.output("top_pairs.csv"), top.str());
 }
 
 nlohmann::json mean_of(const std::vector<double>& x) {
@@ -218,7 +218,7 @@ nlohmann::json mean_of(const std::vector<double>& x) {
 
 // What the runs' summaries and curves say of their fits: losses, a coupling
 // fit's objective, attention's spread, the lowest test loss on the curve.
-nlohmann::json fit_facts(const Stage& st, const std::vector<Run>& rs) {
+nlohmann::json fit_facts(const Stage& stage, const std::vector<Run>& rs) {
   nlohmann::json pj;
   pj["runs"] = rs.size();
   std::vector<double> losses, train_losses, curve_minima, objectives, qk_rms, largest_weights, row_max;
@@ -244,9 +244,9 @@ nlohmann::json fit_facts(const Stage& st, const std::vector<Run>& rs) {
     // The lowest test loss the learning curve passed through (overfitting
     // shows as a final loss above it).
     const std::string curves = r.key + "/curves.csv";
-    if (st.inputs().count(curves) && r.summary.value("model", "") != "plm" && !is_coupling_fit(r.summary)) {
-      const auto c = read_csv(st.input(curves));
-      const auto& t = csv_column(c, st.input(curves), "test_loss");
+    if (stage.inputs().count(curves) && r.summary.value("model", "") != "plm" && !is_coupling_fit(r.summary)) {
+      const auto c = read_csv(stage.input(curves));
+      const auto& t = csv_column(c, stage.input(curves), "test_loss");
       if (!t.empty()) curve_minima.push_back(*std::min_element(t.begin(), t.end()));
     }
   }
@@ -306,13 +306,13 @@ void precision_cells(const std::string& p, const std::string& name, const std::v
 
 // Every predictor's summary (fit facts, precision cells, a coupling model's
 // description); precision.csv's rows.
-nlohmann::json score_predictors(Stage& st, Runs& runs, const FamilyData& f) {
+nlohmann::json score_predictors(Stage& stage, Runs& runs, const FamilyData& f) {
   std::ostringstream table;
   table << "predictor,seed,scores,separation,top,k,precision\n";
   nlohmann::json predictors = nlohmann::json::object();
   for (const std::string& p : predictor_order(runs)) {
     const auto& rs = runs[p];
-    nlohmann::json pj = fit_facts(st, rs);
+    nlohmann::json pj = fit_facts(stage, rs);
     for (const auto& [name, _] : rs.front().scores) precision_cells(p, name, rs, f, table, pj);
     if (pj["precision"].contains("")) pj["precision"] = pj["precision"][""];
     pj["scores"] = rs.front().summary.value("scores", "");
@@ -325,14 +325,14 @@ nlohmann::json score_predictors(Stage& st, Runs& runs, const FamilyData& f) {
         if (rs.front().summary.contains(k)) pj[k] = rs.front().summary.at(k);
     predictors[p] = pj;
   }
-  write_text_atomic(st.output("precision.csv"), table.str());
+  write_text_atomic(stage.output("precision.csv"), table.str());
   return predictors;
 }
 
 // The heads sweep: sweep_<series>.csv (top-L per run against H and the
 // parameter count) and sweep_baselines.csv (each baseline as a line a factor
 // 1.5 beyond the sweep's ends).
-void write_sweep(Stage& st, const ScoreConfig& c, Runs& runs, nlohmann::json& predictors) {
+void write_sweep(Stage& stage, const ScoreConfig& c, Runs& runs, nlohmann::json& predictors) {
   double h_lo = 0, h_hi = 0, n_lo = 0, n_hi = 0;
   bool first = true;
   for (const auto& [series, prefix] : c.sweep_series) {
@@ -354,7 +354,7 @@ void write_sweep(Stage& st, const ScoreConfig& c, Runs& runs, nlohmann::json& pr
       first = false;
     }
     if (rows == 0) throw StageError("sweep series '" + series + "': no input predictor starts with '" + prefix + "'");
-    t.save(st.output("sweep_" + series + ".csv"));
+    t.save(stage.output("sweep_" + series + ".csv"));
   }
   std::vector<std::string> columns = {"heads", "parameters"};
   std::vector<double> lo = {h_lo / 1.5, n_lo / 1.5}, hi = {h_hi * 1.5, n_hi * 1.5};
@@ -367,12 +367,12 @@ void write_sweep(Stage& st, const ScoreConfig& c, Runs& runs, nlohmann::json& pr
   CsvTable bt(columns);
   bt.row(lo);
   bt.row(hi);
-  bt.save(st.output("sweep_baselines.csv"));
+  bt.save(stage.output("sweep_baselines.csv"));
 }
 
 // curves.csv: each predictor's precision against the number of predictions
 // k = 1..curve_max_k, the mean over its runs.
-void write_curves(Stage& st, Runs& runs, const FamilyData& f, std::size_t curve_max_k) {
+void write_curves(Stage& stage, Runs& runs, const FamilyData& f, std::size_t curve_max_k) {
   std::vector<std::string> columns = {"k"};
   std::vector<std::vector<double>> curves;
   for (const std::string& p : predictor_order(runs)) {
@@ -391,12 +391,12 @@ void write_curves(Stage& st, Runs& runs, const FamilyData& f, std::size_t curve_
     for (const auto& c : curves) row.push_back(c[k]);
     curve_table.row(row);
   }
-  curve_table.save(st.output("curves.csv"));
+  curve_table.save(stage.output("curves.csv"));
 }
 
 // map_<file_name>_{hits,misses}.csv: predictor p's top L pairs (seed
 // map_seed, or its one run) above the diagonal (upper) or below it.
-void write_map(Stage& st, Runs& runs, const FamilyData& f, int map_seed, const std::string& p, bool upper,
+void write_map(Stage& stage, Runs& runs, const FamilyData& f, int map_seed, const std::string& p, bool upper,
                const std::string& file_name) {
   if (!runs.count(p)) throw StageError("the contact map needs the predictor '" + p + "', which is not an input");
   const Run* run = nullptr;
@@ -410,24 +410,24 @@ void write_map(Stage& st, Runs& runs, const FamilyData& f, int map_seed, const s
     const double x = upper ? i : j, y = upper ? j : i;
     (is_contact(f.contacts, i, j) ? hits : misses).row({x, y});
   }
-  hits.save(st.output("map_" + file_name + "_hits.csv"));
-  misses.save(st.output("map_" + file_name + "_misses.csv"));
+  hits.save(stage.output("map_" + file_name + "_hits.csv"));
+  misses.save(stage.output("map_" + file_name + "_misses.csv"));
 }
 
 // The contact maps: the truth; factored attention above and the PLM below
 // where asked for; the best coupling model against map_reference when
 // configured (returned for the summary, else null).
-nlohmann::json write_maps(Stage& st, const ScoreConfig& c, Runs& runs, nlohmann::json& predictors,
+nlohmann::json write_maps(Stage& stage, const ScoreConfig& c, Runs& runs, nlohmann::json& predictors,
                           const FamilyData& f) {
   CsvTable truth({"x", "y"});
   for (const auto& [i, j] : f.contacts) {
     truth.row({double(i), double(j)});
     truth.row({double(j), double(i)});
   }
-  truth.save(st.output("map_true.csv"));
+  truth.save(stage.output("map_true.csv"));
   // Only where asked for (the panel's families have neither model).
-  if (st.wants("map_factored_hits.csv")) write_map(st, runs, f, c.map_seed, "factored", true, "factored");
-  if (st.wants("map_plm_hits.csv")) write_map(st, runs, f, c.map_seed, "plm", false, "plm");
+  if (stage.wants("map_factored_hits.csv")) write_map(stage, runs, f, c.map_seed, "factored", true, "factored");
+  if (stage.wants("map_plm_hits.csv")) write_map(stage, runs, f, c.map_seed, "plm", false, "plm");
   if (c.best_among.empty()) return nullptr;
   std::string b;
   double top = -1.0;
@@ -439,8 +439,8 @@ nlohmann::json write_maps(Stage& st, const ScoreConfig& c, Runs& runs, nlohmann:
     if (m > top) top = m, b = p;  // ties: the first in order
   }
   if (b.empty()) throw StageError("config 'best_among': no input predictor starts with any of its prefixes");
-  write_map(st, runs, f, c.map_seed, b, true, "best");
-  write_map(st, runs, f, c.map_seed, c.map_reference, false, "reference");
+  write_map(stage, runs, f, c.map_seed, b, true, "best");
+  write_map(stage, runs, f, c.map_seed, c.map_reference, false, "reference");
   return {{"predictor", b}, {"top_L", top}, {"among", c.best_among}, {"map_reference", c.map_reference}};
 }
 
@@ -499,34 +499,35 @@ void paired_differences(const ScoreConfig& c, Runs& runs, const FamilyData& f, n
 }
 
 // Without a structure: the top pairs and a summary of what was ranked.
-void write_unscored_summary(Stage& st, const Runs& runs, const FamilyData& f) {
+void write_unscored_summary(Stage& stage, const Runs& runs, const FamilyData& f) {
   nlohmann::json s;
   s["L"] = f.train.L;
   s["first_residue"] = f.residues.front();
   s["last_residue"] = f.residues.back();
   s["structure"] = nullptr;
   for (const auto& [p, rs] : runs) s["predictors"][p]["runs"] = rs.size();
-  st.write_summary(s);
+  stage.write_summary(s);
 }
 
 }  // namespace
 
-void run_proteins_score(Stage& st) {
-  const ScoreConfig c = read_score_config(st.config());
-  const FamilyData f = read_family(st);
+void run_proteins_score(Stage& stage) {
+  const ScoreConfig c = read_score_config(stage.config());
+  const FamilyData f = read_family(stage);
   if (!f.has_structure)
     for (const std::string key : {"precision.csv", "curves.csv", "map_true.csv"})
-      if (st.wants(key))
-        throw StageError("output '" + key + "' needs a structure, and the family (" + st.input("family/summary.json") +
+      if (stage.wants(key))
+        throw StageError("output '" + key + "' needs a structure, and the family (" +
+                         stage.input("family/summary.json") +
                          ") has none; ask for top_pairs.csv and summary.json only");
-  Runs runs = read_runs(st, f);
-  write_top_pairs(st, runs, f);
-  if (!f.has_structure) return write_unscored_summary(st, runs, f);
+  Runs runs = read_runs(stage, f);
+  write_top_pairs(stage, runs, f);
+  if (!f.has_structure) return write_unscored_summary(stage, runs, f);
 
-  nlohmann::json predictors = score_predictors(st, runs, f);
-  if (!c.sweep_series.empty()) write_sweep(st, c, runs, predictors);
-  write_curves(st, runs, f, c.curve_max_k);
-  const nlohmann::json best = write_maps(st, c, runs, predictors, f);
+  nlohmann::json predictors = score_predictors(stage, runs, f);
+  if (!c.sweep_series.empty()) write_sweep(stage, c, runs, predictors);
+  write_curves(stage, runs, f, c.curve_max_k);
+  const nlohmann::json best = write_maps(stage, c, runs, predictors, f);
 
   nlohmann::json s;
   family_facts(f, s);
@@ -541,7 +542,7 @@ void run_proteins_score(Stage& st) {
   s["se"] =
       "sqrt(se_seeds^2 + se_binomial^2): the standard error of the mean over seeds (0 for one run) and "
       "sqrt(p (1 − p) / k), the sampling error of a precision over k predicted pairs";
-  st.write_summary(s);
+  stage.write_summary(s);
 }
 
 }  // namespace potts

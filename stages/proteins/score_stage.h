@@ -30,6 +30,6 @@
 
 namespace potts {
 
-void run_proteins_score(Stage& st);
+void run_proteins_score(Stage& stage);
 
 }  // namespace potts

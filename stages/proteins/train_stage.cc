@@ -24,7 +24,7 @@ namespace {
 // scores.h5: factored attention's APC-corrected block norms, or a vanilla
 // transformer's symmetrised attention map (averaged over the test
 // sequences, as in figure 2b) and each layer's.
-void write_scores(Stage& st, const std::string& kind, const nn::MlmModel& model, const train::TrainResult& res,
+void write_scores(Stage& stage, const std::string& kind, const nn::MlmModel& model, const train::TrainResult& res,
                   const FamilyData& f) {
   H5Writer scores;
   if (kind == "factored") {
@@ -36,7 +36,7 @@ void write_scores(Stage& st, const std::string& kind, const nn::MlmModel& model,
     for (std::size_t k = 0; k < layers.size(); ++k)
       scores.matrix("layer_" + std::to_string(k + 1), apc(symmetrised(layers[k])));
   }
-  scores.save(st.output("scores.h5"));
+  scores.save(stage.output("scores.h5"));
 }
 
 nlohmann::json train_summary(const std::string& kind, const train::ModelConfig& mc, nn::MlmModel& model,
@@ -75,14 +75,14 @@ nlohmann::json train_summary(const std::string& kind, const train::ModelConfig& 
 
 }  // namespace
 
-void run_proteins_train(Stage& st) {
-  const train::ModelConfig mc = train::read_model_config(st.config());
+void run_proteins_train(Stage& stage) {
+  const train::ModelConfig mc = train::read_model_config(stage.config());
   const std::string& kind = mc.kind;
   const train::TrainOptions& to = mc.train;
 
-  const FamilyData f = read_family(st);
+  const FamilyData f = read_family(stage);
   const arma::uword L = f.train.L;
-  const std::unique_ptr<nn::MlmModel> model = train::make_model(mc, L, kStates, st.seed());
+  const std::unique_ptr<nn::MlmModel> model = train::make_model(mc, L, kStates, stage.seed());
 
   // lib/train reports each epoch against the model that generated synthetic
   // data; a family has none. A beta = 0 stand-in (uniform conditionals,
@@ -93,7 +93,7 @@ void run_proteins_train(Stage& st) {
   stand_in.beta = 0.0;
   const auto t0 = std::chrono::steady_clock::now();
   train::TrainResult res =
-      train::train_mlm(*model, f.train, f.test, stand_in, to, st.seed(), [&](const train::EpochRecord& r) {
+      train::train_mlm(*model, f.train, f.test, stand_in, to, stage.seed(), [&](const train::EpochRecord& r) {
         std::fprintf(stderr, "proteins_train %s: epoch %d/%d  train %.5f  test %.5f  lr %.4g\n", kind.c_str(), r.epoch,
                      to.epochs, r.train_loss, r.test_loss, r.lr);
       });
@@ -102,14 +102,14 @@ void run_proteins_train(Stage& st) {
   H5Writer h5;
   for (auto& p : model->parameters()) h5.matrix(p.name, *p.value);
   if (kind == "vanilla") h5.matrix("attention_map", res.final.attention_map);
-  h5.save(st.output("params.h5"));
-  write_scores(st, kind, *model, res, f);
+  h5.save(stage.output("params.h5"));
+  write_scores(stage, kind, *model, res, f);
   CsvTable curves({"epoch", "train_loss", "test_loss", "lr"});
   for (const auto& r : res.curve) curves.row({double(r.epoch), r.train_loss, r.test_loss, r.lr});
-  curves.save(st.output("curves.csv"));
-  st.write_summary(train_summary(kind, mc, *model, res, f));
-  st.timings()["training_seconds"] = seconds;
-  st.timings()["seconds_per_epoch"] = seconds / double(res.curve.back().epoch);
+  curves.save(stage.output("curves.csv"));
+  stage.write_summary(train_summary(kind, mc, *model, res, f));
+  stage.timings()["training_seconds"] = seconds;
+  stage.timings()["seconds_per_epoch"] = seconds / double(res.curve.back().epoch);
 }
 
 }  // namespace potts

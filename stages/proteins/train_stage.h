@@ -20,6 +20,6 @@
 
 namespace potts {
 
-void run_proteins_train(Stage& st);
+void run_proteins_train(Stage& stage);
 
 }  // namespace potts

@@ -47,8 +47,8 @@ Theory solve_points(const replica::Spectrum& spec, const std::vector<std::pair<d
 
 }  // namespace
 
-void run_replica(Stage& st) {
-  Config& cfg = st.config();
+void run_replica(Stage& stage) {
+  Config& cfg = stage.config();
   Config grid_cfg = cfg.section("alpha_grid");
   const gaussian::AlphaGrid grid = gaussian::alpha_grid_from(grid_cfg);
   replica::FixedPointOptions opt;
@@ -57,8 +57,8 @@ void run_replica(Stage& st) {
   opt.max_iterations = cfg.integer("max_iterations", 1, 1000000000);
   const double max_rel_diff = cfg.number_open("max_relative_difference", 0, 1);
 
-  const std::string model_h5 = st.input("model/model.h5");
-  Config model = Config::load(st.input("model/summary.json"));
+  const std::string model_h5 = stage.input("model/model.h5");
+  Config model = Config::load(stage.input("model/summary.json"));
   const gaussian::ModelFile mf = gaussian::read_model_h5(model_h5);
   const double lambda = mf.lambda;
   const gaussian::MaskedTeacher t = gaussian::masked_teacher(mf.precision_P, mf.masked_index);
@@ -71,7 +71,7 @@ void run_replica(Stage& st) {
   std::sort(points.begin(), points.end());
 
   const Theory th = solve_points(spec, points, lambda, opt, max_rel_diff);
-  th.table.save(st.output("theory.csv"));
+  th.table.save(stage.output("theory.csv"));
 
   nlohmann::json s;
   s["D"] = spec.D();
@@ -104,8 +104,8 @@ void run_replica(Stage& st) {
   } catch (const StageError&) {
     s["tail_slope_8_100_on_simulation_grid"] = nullptr;
   }
-  st.write_summary(s);
-  st.facts()["iterations_total"] = th.total_iterations;
+  stage.write_summary(s);
+  stage.facts()["iterations_total"] = th.total_iterations;
 }
 
 }  // namespace potts

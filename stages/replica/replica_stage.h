@@ -8,8 +8,8 @@
 
 namespace potts {
 
-// The stage body: configuration from st.config(), inputs from st.input(...),
-// outputs to st.output(...) (stages/runtime/stage.h).
-void run_replica(Stage& st);
+// The stage body: configuration from stage.config(), inputs from stage.input(...),
+// outputs to stage.output(...) (stages/runtime/stage.h).
+void run_replica(Stage& stage);
 
 }  // namespace potts

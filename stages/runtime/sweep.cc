@@ -6,7 +6,7 @@
 
 namespace potts {
 
-ChunkRows::ChunkRows(Stage& st, std::int64_t chunks, std::vector<std::string> columns, SweepKey point,
+ChunkRows::ChunkRows(Stage& stage, std::int64_t chunks, std::vector<std::string> columns, SweepKey point,
                      SweepKey realisation)
     : columns_(std::move(columns)), point_(std::move(point)), realisation_(std::move(realisation)) {
   auto index_of = [&](const std::string& name) {
@@ -16,7 +16,7 @@ ChunkRows::ChunkRows(Stage& st, std::int64_t chunks, std::vector<std::string> co
   };
   const std::size_t pi = index_of(point_.column), ri = index_of(realisation_.column);
   for (std::int64_t c = 0; c < chunks; ++c) {
-    const std::string path = st.input("chunk" + std::to_string(c) + "/realisations.csv");
+    const std::string path = stage.input("chunk" + std::to_string(c) + "/realisations.csv");
     const auto table = read_csv(path);
     std::vector<const std::vector<double>*> cells;
     for (const auto& name : columns_) cells.push_back(&csv_column(table, path, name));

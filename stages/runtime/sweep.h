@@ -35,7 +35,7 @@ class ChunkRows {
   // Reads inputs "chunk<c>/realisations.csv" for c = 0..chunks-1. Errors
   // name the file, the row and the column: a missing column, a key that is
   // not a whole number in range, a (point, realisation) held twice.
-  ChunkRows(Stage& st, std::int64_t chunks, std::vector<std::string> columns, SweepKey point, SweepKey realisation);
+  ChunkRows(Stage& stage, std::int64_t chunks, std::vector<std::string> columns, SweepKey point, SweepKey realisation);
 
   // The row of (point, realisation); an error if no chunk holds it.
   const std::vector<double>& at(std::uint64_t point, std::uint64_t realisation) const;

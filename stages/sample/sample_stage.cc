@@ -160,17 +160,17 @@ void write_sample_outputs(const SampleSettings& s, const SampleResult& r, const 
   write_text_atomic(summary_json, sample_summary(s, r).dump(2) + "\n");
 }
 
-void run_sample(Stage& st) {
-  const SampleSettings s = read_sample_settings(st.config());
-  st.set_threads(s.calibrate ? s.threads : 1);
-  const SampleResult r = generate_sample(s, st.seed(), /*progress=*/true);
-  write_sample_outputs(s, r, st.output("model.h5"), st.output("train.h5"), st.output("test.h5"),
-                       st.output("summary.json"));
-  st.timings()["sampler_updates_per_second"] = r.stats.updates_per_second();
-  st.timings()["production_chain_seconds"] = r.stats.seconds;
-  st.timings()["production_chain_cpu_seconds"] = r.stats.cpu_seconds;
-  st.facts()["beta"] = r.model.beta;
-  st.facts()["hamming_distance"] = r.hamming_train;
+void run_sample(Stage& stage) {
+  const SampleSettings s = read_sample_settings(stage.config());
+  stage.set_threads(s.calibrate ? s.threads : 1);
+  const SampleResult r = generate_sample(s, stage.seed(), /*progress=*/true);
+  write_sample_outputs(s, r, stage.output("model.h5"), stage.output("train.h5"), stage.output("test.h5"),
+                       stage.output("summary.json"));
+  stage.timings()["sampler_updates_per_second"] = r.stats.updates_per_second();
+  stage.timings()["production_chain_seconds"] = r.stats.seconds;
+  stage.timings()["production_chain_cpu_seconds"] = r.stats.cpu_seconds;
+  stage.facts()["beta"] = r.model.beta;
+  stage.facts()["hamming_distance"] = r.hamming_train;
   for (const auto& w : r.diagnostics.warnings)
     std::fprintf(stderr, "sample: WARNING: degenerate data: %s\n", w.c_str());
   std::fprintf(stderr, "sample: beta=%.6g, training-set distance %.4f, eps*=%.4f, %.3g site updates per CPU second\n",

@@ -64,7 +64,7 @@ nlohmann::json sample_summary(const SampleSettings& s, const SampleResult& r);
 void write_sample_outputs(const SampleSettings& s, const SampleResult& r, const std::string& model_h5,
                           const std::string& train_h5, const std::string& test_h5, const std::string& summary_json);
 
-// The stage body: settings from st.config(), outputs to st.output(...).
-void run_sample(Stage& st);
+// The stage body: settings from stage.config(), outputs to stage.output(...).
+void run_sample(Stage& stage);
 
 }  // namespace potts

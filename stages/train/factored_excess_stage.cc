@@ -6,18 +6,18 @@
 
 namespace potts {
 
-void run_factored_excess(Stage& st) {
-  Config& cfg = st.config();
+void run_factored_excess(Stage& stage) {
+  Config& cfg = stage.config();
   const double step = cfg.number_open("step", 0.0, 1.0);
   const double tol = cfg.number_open("rank_tolerance", 0.0, 1.0);
   const SampleData data =
-      read_sample_data(st.input("sample/model.h5"), st.input("sample/train.h5"), st.input("sample/test.h5"));
+      read_sample_data(stage.input("sample/model.h5"), stage.input("sample/train.h5"), stage.input("sample/test.h5"));
   const arma::uword L = data.truth.L(), C = data.truth.C();
-  const nn::SequenceSet train = nn::to_sequence_set(data.train, C, st.input("sample/train.h5"));
+  const nn::SequenceSet train = nn::to_sequence_set(data.train, C, stage.input("sample/train.h5"));
   // The best restart, as the train merge chose it (lowest training loss).
-  const std::string merge = st.input("merge/summary.json");
+  const std::string merge = stage.input("merge/summary.json");
   const auto best = read_json(merge).at("factored").at("best_seed").get<std::int64_t>();
-  const std::string params = st.input("factored_s" + std::to_string(best) + "/params.h5");
+  const std::string params = stage.input("factored_s" + std::to_string(best) + "/params.h5");
   nn::FactoredAttention fa(L, C);
   fa.A = h5_read_matrix(params, "A");
   fa.V = h5_read_matrix(params, "V");
@@ -36,7 +36,7 @@ void run_factored_excess(Stage& st) {
                       {"train_sequences", train.M},
                       {"L", L},
                       {"C", C}};
-  st.write_summary(s);
+  stage.write_summary(s);
 }
 
 }  // namespace potts

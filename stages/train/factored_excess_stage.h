@@ -10,6 +10,6 @@
 
 namespace potts {
 
-void run_factored_excess(Stage& st);
+void run_factored_excess(Stage& stage);
 
 }  // namespace potts

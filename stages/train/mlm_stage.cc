@@ -2,11 +2,11 @@
 
 namespace potts::train {
 
-MlmData read_mlm_data(const Stage& st) {
+MlmData read_mlm_data(const Stage& stage) {
   MlmData d;
-  d.model_path = st.input("sample/model.h5");
-  d.train_path = st.input("sample/train.h5");
-  d.test_path = st.input("sample/test.h5");
+  d.model_path = stage.input("sample/model.h5");
+  d.train_path = stage.input("sample/train.h5");
+  d.test_path = stage.input("sample/test.h5");
   d.sample = read_sample_data(d.model_path, d.train_path, d.test_path);
   const arma::uword C = d.sample.truth.C();
   d.train = nn::to_sequence_set(d.sample.train, C, d.train_path + " 'sequences'");

@@ -25,7 +25,7 @@ struct MlmData {
 
 // Reads the stage's inputs sample/model.h5, sample/train.h5, sample/test.h5;
 // errors name the file and the dataset.
-MlmData read_mlm_data(const Stage& st);
+MlmData read_mlm_data(const Stage& stage);
 
 // curves.csv: epoch, train_loss, test_loss, optimal_test_loss,
 // reconstruction_error, lr (one row per evaluated epoch).

@@ -36,8 +36,8 @@ double train_loss_at(const std::map<std::string, std::vector<double>>& curve, do
 
 }  // namespace
 
-void run_train_merge(Stage& st) {
-  Config& cfg = st.config();
+void run_train_merge(Stage& stage) {
+  Config& cfg = stage.config();
   const std::vector<std::string> models = cfg.strings("models");
   const std::vector<std::int64_t> seeds = cfg.integers("seeds", 0, std::numeric_limits<std::int64_t>::max());
   const double tol = cfg.number("stall_tolerance", 0.0, 10.0);
@@ -57,8 +57,8 @@ void run_train_merge(Stage& st) {
     std::string optimiser;
     for (std::int64_t seed : seeds) {
       const std::string run = m + "_s" + std::to_string(seed);
-      const std::string path = st.input(run + "/summary.json");
-      const std::string curves = st.input(run + "/curves.csv"), params = st.input(run + "/params.h5");
+      const std::string path = stage.input(run + "/summary.json");
+      const std::string curves = stage.input(run + "/curves.csv"), params = stage.input(run + "/params.h5");
       const auto curve = read_csv(curves);
       late.push_back(train_loss_at(curve, 0.5, curves) - train_loss_at(curve, 0.9, curves));
       strength.push_back(
@@ -99,7 +99,7 @@ void run_train_merge(Stage& st) {
             {"best_reconstruction_error", erec[best]},
             {"best_strength_correlation", strength[best]}};
   }
-  table.save(st.output("seeds.csv"));
+  table.save(stage.output("seeds.csv"));
   s["models"] = models;
   s["model_column"] = "seeds.csv column 'model' is the index into 'models'";
   s["seeds"] = seeds;
@@ -108,7 +108,7 @@ void run_train_merge(Stage& st) {
       "behind the best restart's training loss by more than stall_tolerance; stalled if its training loss fell by "
       "less than stall_tolerance from half-way to 90 % of the run, budget_limited otherwise";
   s["optimal_test_loss"] = optimum.value();
-  st.write_summary(s);
+  stage.write_summary(s);
 }
 
 }  // namespace potts

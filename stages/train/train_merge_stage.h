@@ -26,8 +26,8 @@
 
 namespace potts {
 
-// The stage body: configuration from st.config(), inputs from st.input(...),
-// outputs to st.output(...) (stages/runtime/stage.h).
-void run_train_merge(Stage& st);
+// The stage body: configuration from stage.config(), inputs from stage.input(...),
+// outputs to stage.output(...) (stages/runtime/stage.h).
+void run_train_merge(Stage& stage);
 
 }  // namespace potts

@@ -11,25 +11,25 @@
 
 namespace potts {
 
-void run_train(Stage& st) {
+void run_train(Stage& stage) {
   // the configuration, validated before any work
-  const train::ModelConfig model_config = train::read_model_config(st.config());
+  const train::ModelConfig model_config = train::read_model_config(stage.config());
   const std::string& kind = model_config.kind;
   const train::TrainOptions& train_options = model_config.train;
 
   // --- data ---
-  const train::MlmData data = train::read_mlm_data(st);
+  const train::MlmData data = train::read_mlm_data(stage);
   const PottsModel& truth = data.sample.truth;
   const arma::uword L = truth.L(), C = truth.C();
   const nn::SequenceSet &train = data.train, &test = data.test;
 
   // --- model ---
-  const std::unique_ptr<nn::MlmModel> model = train::make_model(model_config, L, C, st.seed());
+  const std::unique_ptr<nn::MlmModel> model = train::make_model(model_config, L, C, stage.seed());
 
   // --- training ---
   const auto t0 = std::chrono::steady_clock::now();
   train::TrainResult res =
-      train::train_mlm(*model, train, test, truth, train_options, st.seed(), [&](const train::EpochRecord& r) {
+      train::train_mlm(*model, train, test, truth, train_options, stage.seed(), [&](const train::EpochRecord& r) {
         std::fprintf(stderr, "train %s: epoch %d/%d  train %.5f  test %.5f  eps* %.5f  e_rec %.4f  lr %.4g\n",
                      kind.c_str(), r.epoch, train_options.epochs, r.train_loss, r.test_loss, r.optimal_test_loss,
                      r.reconstruction_error, r.lr);
@@ -46,9 +46,9 @@ void run_train(Stage& st) {
   for (auto& p : model->parameters()) h5.matrix(p.name, *p.value);
   h5.matrix("attention_map", res.final.attention_map);
   h5.matrix("couplings_J", truth.couplings_J);
-  h5.save(st.output("params.h5"));
+  h5.save(stage.output("params.h5"));
 
-  train::write_curves(st.output("curves.csv"), res);
+  train::write_curves(stage.output("curves.csv"), res);
 
   const train::EpochRecord& last = res.curve.back();
   nlohmann::json s = train::run_summary(data, res, train_options);
@@ -72,9 +72,9 @@ void run_train(Stage& st) {
     s["attention_map"] = transformer.layers >= 2 ? "mean of the last two layers' masked-position rows"
                                                  : "the layer's masked-position rows";
   }
-  st.write_summary(s);
-  st.timings()["training_seconds"] = seconds;
-  st.timings()["seconds_per_epoch"] = seconds / double(last.epoch);
+  stage.write_summary(s);
+  stage.timings()["training_seconds"] = seconds;
+  stage.timings()["seconds_per_epoch"] = seconds / double(last.epoch);
 }
 
 }  // namespace potts
