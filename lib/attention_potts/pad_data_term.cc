@@ -212,7 +212,7 @@ double pad_data_term(arma::uword L, arma::uword C, const arma::mat& blocks, cons
                      arma::mat* dblocks, double* db) {
   const arma::uword A2 = C * C, P = L * (L - 1) / 2;
   if (blocks.n_rows != A2 || blocks.n_cols != P || blocks_t.n_rows != A2 || blocks_t.n_cols != P)
-    throw std::logic_error("pad_data_term: the blocks or their transposes do not match L and C");
+    throw std::logic_error("pad_data_term: the blocks or their transposes do not match L and A");
   logits_forward(L, C, blocks, blocks_t, b, batch, work);
   const double ce = cross_entropy_forward(L, C, batch, scale, work, targets);
   if (dblocks != nullptr) logits_backward(L, C, batch, work, *dblocks, db);
