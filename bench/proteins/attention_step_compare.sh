@@ -89,7 +89,9 @@ def wall(d):
     return times(d)[1]
 def sha(p):
     return hashlib.sha256(open(p, "rb").read()).hexdigest()
-res = {"steps": steps, "rounds": rounds, "threads": threads, "base_stage": base, "fits": {}}
+# The base build by its file name and hash: its path is this machine's.
+res = {"steps": steps, "rounds": rounds, "threads": threads, "base_stage": os.path.basename(base),
+       "base_stage_sha256": sha(base), "fits": {}}
 rows = []
 for c in configs:
     f = {"base_cpu_s": [], "head_cpu_s": [], "ratio": [], "base_wall_s": [], "head_wall_s": [], "wall_ratio": [],
