@@ -160,8 +160,8 @@ TEST_P(EveryStageKind, GivesTheSameBytesUnderThisKernelFamily) {
 }
 
 INSTANTIATE_TEST_SUITE_P(CrossCpu, EveryStageKind, testing::ValuesIn(environments()),
-                         [](const testing::TestParamInfo<std::pair<std::string, Env>>& info) {
-                           return family_name(info.param.first);
+                         [](const testing::TestParamInfo<std::pair<std::string, Env>>& param_info) {
+                           return family_name(param_info.param.first);
                          });
 
 TEST(CrossCpu, WithoutThePinKernelFamiliesDiffer) {

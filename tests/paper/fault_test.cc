@@ -93,7 +93,7 @@ struct Trees {
 
 const Trees& trees() {
   static Trees t = [] {
-    Trees t;
+    Trees made;
     auto j = nlohmann::json::parse(read_text(kIndex));
     nlohmann::json entries = nlohmann::json::array();
     for (const auto& e : j["entries"])
@@ -101,18 +101,18 @@ const Trees& trees() {
     j["entries"] = entries;
     const std::string old_index = tmpdir() + "/old_index.json";
     write_text_atomic(old_index, j.dump());
-    t.old_dir = tmpdir() + "/pristine_old/results";
-    fs::create_directories(t.old_dir);
-    write_text_atomic(t.old_dir + "/BUILD", "# not made by the collector\n");
-    Outcome r = run({kCollect, old_index, "--dest", t.old_dir});
+    made.old_dir = tmpdir() + "/pristine_old/results";
+    fs::create_directories(made.old_dir);
+    write_text_atomic(made.old_dir + "/BUILD", "# not made by the collector\n");
+    Outcome r = run({kCollect, old_index, "--dest", made.old_dir});
     EXPECT_EQ(r.code(), 0) << r.err;
-    t.new_dir = tmpdir() + "/pristine_new/results";
-    copy_tree(t.old_dir, t.new_dir);
-    r = run({kCollect, kIndex, "--dest", t.new_dir});
+    made.new_dir = tmpdir() + "/pristine_new/results";
+    copy_tree(made.old_dir, made.new_dir);
+    r = run({kCollect, kIndex, "--dest", made.new_dir});
     EXPECT_EQ(r.code(), 0) << r.err;
-    t.old_files = snapshot(t.old_dir);
-    t.new_files = snapshot(t.new_dir);
-    return t;
+    made.old_files = snapshot(made.old_dir);
+    made.new_files = snapshot(made.new_dir);
+    return made;
   }();
   return t;
 }
