@@ -9,13 +9,15 @@
 namespace potts::provenance {
 
 namespace {
-
 constexpr const char* kRecordFile = "provenance.json";
+}  // namespace
 
 bool is_record_key(const std::string& key) {
   const std::string suffix = std::string("/") + kRecordFile;
   return key.size() > suffix.size() && key.compare(key.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
+
+namespace {
 
 // Stands in for an upstream copy while the record is dumped: a string no
 // record holds (a control character and the key).

@@ -34,6 +34,10 @@ namespace potts::provenance {
 // The record without its copies of upstream records, as results/ stores it.
 nlohmann::json compact_record(nlohmann::json record);
 
+// An input key naming an upstream record ("<key>/provenance.json"), as
+// records made before records left the action graph list them.
+bool is_record_key(const std::string& key);
+
 // "bazel-out/k8-opt/bin/stages/sample/quick/train.h5" -> "//stages/sample:quick"
 // (the stage that declared it); "" for a path Bazel did not generate.
 std::string target_of_generated_path(const std::string& path);

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "lib/core/io.h"
+#include "lib/provenance/graph.h"
 #include "lib/provenance/names.h"
 #include "lib/provenance/rebuilder.h"
 #include "lib/provenance/results.h"
@@ -62,9 +63,8 @@ bool Refresher::inputs_changed(const std::string& target) const {
   // upstream records, and the audit puts its written text back from them
   // (graph.h): one rewritten here changes that text, so the stage reruns,
   // and its new record lists only what its action reads.
-  const std::string suffix = "/provenance.json";
   for (const auto& [key, in] : inputs.items()) {
-    if (key.size() <= suffix.size() || key.compare(key.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
+    if (!is_record_key(key)) continue;
     const auto p = producer_.find(in.value("path", std::string()));
     if (p != producer_.end() && done_.count(p->second) && !supplied_.count(p->second)) return true;
   }
