@@ -29,9 +29,14 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   app.add_option("--seed", o.seed, "the seed of --sample's choice");
   app.add_flag("--all", o.all, "verify every stage (costs what the DAG cost: see the first lines)");
-  potts::add_rebuilder_options(app, o, "potts_attention_verify",
-                               "; its compiles use only its own disk cache beside it, never a remote cache",
-                               "; only what verify created is removed");
+  potts::add_rebuilder_options(
+      app, o, "potts_attention_verify",
+      "; its compiles use its own disk cache beside it (or --compile-cache), never a remote cache",
+      "; only what verify created is removed");
+  app.add_option(
+      "--compile-cache", o.disk_cache,
+      "compile the tools in this disk cache instead of its own beside the output base: one that only "
+      "builds you trust wrote, never one a shared or remote cache filled (compiles only; stages always run)");
   app.add_flag("--with-inputs", o.with_inputs,
                "rebuild every upstream stage too (default: inputs that results/ holds with their recorded SHA-256 "
                "are accepted by hash)");
@@ -46,6 +51,7 @@ int main(int argc, char** argv) {
   });
   if (const int rc = potts::parse_arguments(app, argc, argv); rc >= 0) return rc;
   potts::finish_rebuilder_options(o, "potts_attention_verify");
+  o.own_compile_cache = o.disk_cache.empty();
   try {
     return run_verify(o);
   } catch (const std::exception& e) {

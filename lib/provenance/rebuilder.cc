@@ -290,8 +290,9 @@ double Rebuilder::build_tools(const std::vector<std::string>& order, const std::
                 labels.size(), o_.output_base.c_str(),
                 o_.compile_cache.empty() ? "the workspace's disk cache" : o_.compile_cache.c_str());
   else
-    std::printf("verify: building %zu tools and configurations in %s (no remote cache; its own compile cache %s)\n",
-                labels.size(), o_.output_base.c_str(), o_.compile_cache.c_str());
+    std::printf("verify: building %zu tools and configurations in %s (no remote cache; %s compile cache %s)\n",
+                labels.size(), o_.output_base.c_str(), o_.own_compile_cache ? "its own" : "the given",
+                o_.compile_cache.c_str());
   std::fflush(stdout);
   bazel("build", std::vector<std::string>(labels.begin(), labels.end()));
   // The external repositories stages read from (input_source finds their

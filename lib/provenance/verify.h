@@ -56,11 +56,11 @@ struct VerifyOptions {
   std::string output_base;  // the rebuilder's own Bazel output base
   // Its compiles' disk cache: <output_base>.compile_cache, written by the
   // rebuilder's builds only (never a remote cache), so no shared cache has
-  // fronted it. An output base without the rebuilder's stamp
-  // (<output_base>.verify-stamp) is removed with that cache and made anew.
+  // fronted it. An existing output base or cache without the rebuilder's
+  // stamp (<output_base>.verify-stamp) is refused, never removed.
   std::string compile_cache;
-  // False for a refresh: its compiles use `disk_cache` (empty: the
-  // workspace's .bazelrc default), since it checks nothing independently.
+  // False for a refresh, and for a verify given --compile-cache: the
+  // compiles use `disk_cache` (empty: the workspace's .bazelrc default).
   bool own_compile_cache = true;
   std::string disk_cache;
   std::string scratch;       // where stages run ("": a new directory under TMPDIR)

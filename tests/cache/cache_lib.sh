@@ -59,7 +59,8 @@ start_server() {
 
 # nested_build N SRC OB CONFIG DISK [ENV...]: build TARGETS in SRC with the
 # output base OB and --config=CONFIG, disk cache flags DISK ("outer": the
-# outer build's, for the compiles; "none"), execution log exec<N>.json,
+# outer build's, for the compiles; "compiles": the copy snapshot_compiles
+# made; "none"), execution log exec<N>.json,
 # output in log<N>; sets rc. The nested builds keep the outer client's
 # action environment (--noincompatible_strict_action_env and its PATH) so
 # that the compiles' keys are the outer build's; a Stage action sets its own
@@ -69,6 +70,7 @@ nested_build() {
   shift 5
   local flags=(--disk_cache=)
   [[ $disk == outer ]] && flags=("${OUTER_CACHE_FLAGS[@]}")
+  [[ $disk == compiles ]] && flags=("--disk_cache=$work/compiles")
   t=$(now)
   set +e
   (cd "$src" && env HOME="$work/home" "${OUTER_ENV[@]}" "$@" tools/bazel --batch \
@@ -79,6 +81,22 @@ nested_build() {
   rc=$?
   set -e
   echo "build $n: exit $rc in $(elapsed "$t") s; $(grep -E '^INFO: [0-9]+ processes' "$work/log$n" || echo 'no process summary')"
+}
+
+# snapshot_compiles: $work/compiles, a copy of the outer build's disk cache
+# as it is now (hard links: its entries are written once and never changed),
+# for builds whose compiles may come from a local cache but whose Stage
+# actions must come from the server: the salted stages of copy_workspace are
+# in no cache yet, so none is in the copy. Empty without an outer cache.
+snapshot_compiles() {
+  local outer
+  outer=$(printf '%s\n' "${OUTER_CACHE_FLAGS[@]}" | sed -n 's/^--disk_cache=//p')
+  rm -rf "$work/compiles"
+  if [[ -n $outer && -d $outer ]]; then
+    cp -al "$outer" "$work/compiles" 2>/dev/null || { rm -rf "$work/compiles"; cp -a "$outer" "$work/compiles"; }
+  else
+    mkdir -p "$work/compiles"
+  fi
 }
 
 out_dir() {  # out_dir OB DIR: where a build in OB wrote a stage's outputs
@@ -118,5 +136,5 @@ stage_actions() {  # stage_actions N: "<remoteCacheHit> <progress message>" per 
 
 cleanup_nested() {  # nested output bases hold read-only trees; keep TEST_TMPDIR small
   chmod -R u+w "$work"/ob* "$work/user_root" 2>/dev/null || true
-  rm -rf "$work"/ob* "$work/user_root"
+  rm -rf "$work"/ob* "$work/user_root" "$work/compiles"
 }

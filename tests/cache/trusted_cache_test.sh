@@ -12,9 +12,10 @@
 #      file, TLS to the server with the test's CA; user.bazelrc names only
 #      http://127.0.0.1:PORT);
 #   3. a credential in user.bazelrc is refused before Bazel starts; a member
-#      with a reader's proxy, in a new output base with no disk cache, is
-#      served every Stage action and uploads nothing (the access log shows
-#      no PUT during the build);
+#      with a reader's proxy, in a new output base, its compiles from a copy
+#      of the outer disk cache taken before the writer's build (so that no
+#      Stage action is in it), is served every Stage action by the server
+#      and uploads nothing (the access log shows no PUT during the build);
 #   4. the same member's proxy with a CA that did not sign the server's
 #      certificate: tools/bazel stops with a one-line reason before Bazel
 #      starts, so no stage runs (Bazel 4.2.3 itself would only warn and
@@ -26,9 +27,10 @@
 #      accepts it (a remote cache hit, exit 0, params.h5 not the writer's),
 #      and the member's results/ passes //paper:audit_tree;
 #   6. //paper:verify refuses an output base it did not make (and leaves it
-#      whole); in its own, on the member's results it names params.h5 with both
-#      hashes and exits 1 (the sampling stage, rebuilt beside it, is equal),
-#      and leaves the member's results/ byte for byte as it was;
+#      whole); in its own, no remote cache, its compiles from that copy
+#      (--compile-cache), on the member's results it names params.h5 with
+#      both hashes and exits 1 (the sampling stage, rebuilt beside it, is
+#      equal), and leaves the member's results/ byte for byte as it was;
 #   7. no password appears in any record, manifest, log or output above,
 #      in any file under any output base (java.log included), or in ps.
 set -euo pipefail
@@ -163,6 +165,7 @@ client_rc() {  # client_rc USER PASS CA.pem: (re)start the proxy with that crede
   printf 'build:shared-cache --remote_cache=http://127.0.0.1:%s\n' "$pport" >"$src/user.bazelrc"
 }
 puts() { grep -c '"PUT ' "$cache/.server/access.log" || true; }
+ac_served() { grep -cE '"GET /ac/[0-9a-f]+ HTTP/[0-9.]+" 200 ' "$cache/.server/access.log" || true; }
 
 # Credentials never on a command line: tools/bazel refuses them in
 # POTTS_CACHE_URL (it would append them to Bazel's arguments) and in flags,
@@ -188,7 +191,9 @@ client_side "$work/refuse2.log" -- build --config=shared-cache "--remote_cache=h
 [[ ! -d $work/ob_refused ]] || fail "Bazel started although tools/bazel refused the credential"
 echo "tools/bazel refuses a credential in POTTS_CACHE_URL and on the command line, before Bazel starts"
 
-# 2. The writer (CI): both Stage actions run and are uploaded.
+# 2. The writer (CI): both Stage actions run and are uploaded. Before it,
+# the compiles the member and verify may take from a local cache.
+snapshot_compiles
 client_rc ci "$W_PASS" "$work/tls/ca.pem"
 nested_build 2 "$src" "$work/ob_ci" shared-cache-writer outer
 [[ $rc -eq 0 ]] || { tail -30 "$work/log2" >&2; fail "build 2 (writer) exited $rc; log above"; }
@@ -198,7 +203,7 @@ stage_actions 2 >"$work/stages2"
 hashes "$work/ob_ci" >"$work/hashes_ci"
 echo "build 2 (writer, TLS): both Stage actions ran; $(puts) PUTs"
 
-# 3. A member: reader's credential, new output base, no disk cache. First,
+# 3. A member: reader's credential, new output base, the compiles' copy. First,
 # a credential in user.bazelrc itself is refused before Bazel starts (Bazel
 # would write it into java.log).
 (umask 077 && printf 'build:shared-cache --remote_cache=https://alice:%s@localhost:%s\n' "$R_PASS" "$port" >"$src/user.bazelrc")
@@ -209,13 +214,16 @@ grep -qF "$R_PASS" "$work/rcrefused.log" && fail "the refusal printed the passwo
 [[ ! -d $work/ob_refused ]] || fail "Bazel started although tools/bazel refused the rc file"
 client_rc alice "$R_PASS" "$work/tls/ca.pem"
 before=$(puts)
-nested_build 3 "$src" "$work/ob_member" shared-cache none
+served_before=$(ac_served)
+nested_build 3 "$src" "$work/ob_member" shared-cache compiles
 [[ $rc -eq 0 ]] || { tail -30 "$work/log3" >&2; fail "build 3 (reader) exited $rc; log above"; }
 stage_actions 3 >"$work/stages3"
 if grep -q '^miss' "$work/stages3" || [[ $(grep -c '^hit' "$work/stages3") -ne ${#TARGETS[@]} ]]; then
   fail "build 3: expected every Stage action served by the cache, got: $(tr '\n' ';' <"$work/stages3")"
 fi
 [[ $(puts) -eq $before ]] || fail "build 3: a reader's build sent $(($(puts) - before)) PUTs"
+(($(ac_served) - served_before >= ${#TARGETS[@]})) ||
+  fail "build 3: the server served $(($(ac_served) - served_before)) action results, expected the ${#TARGETS[@]} Stage actions' (access log)"
 diff "$work/hashes_ci" <(hashes "$work/ob_member") >&2 || fail "build 3: outputs differ from the writer's"
 echo "build 3 (reader, TLS): every Stage action a cache hit, no PUT, outputs equal to the writer's"
 
@@ -295,8 +303,8 @@ echo "the member's results pass //paper:audit_tree: $(tail -1 "$work/audit.log")
 
 # 6. The rebuilder. An output base that already exists, made by someone
 # else (a stand-in for one that a build fronted by the shared cache filled),
-# is refused and left as it is; in a new one, the tools compile from source
-# in the rebuilder's own cache.
+# is refused and left as it is; in a new one, the tools compile with no
+# remote cache, from the copy of the outer disk cache (--compile-cache).
 mkdir -p "$work/ob_foreign"
 echo "not the rebuilder's" >"$work/ob_foreign/foreign"
 run_member "$work/verify_refused.log" //paper:verify -- --results "$member_results" \
@@ -307,10 +315,11 @@ echo "verify refused an output base it did not make, and left it whole"
 before=$(cd "$member_results" && find . -type f -exec sha256sum {} + | sort)
 run_member "$work/verify.log" //paper:verify -- --results "$member_results" \
   --stage //stages/sample:quick --stage //stages/train:quick_factored \
-  --output-base "$work/ob_verify"
+  --output-base "$work/ob_verify" --compile-cache "$work/compiles"
 cat "$work/verify.log" | grep -E '^(verify|equal|DIFFERS|FAILED|STALE)' || true
 [[ $rc -eq 1 ]] || { tail -30 "$work/verify.log" >&2; fail "verify exited $rc, expected 1 (a stage differs)"; }
-grep -q "its own compile cache $work/ob_verify.compile_cache" "$work/verify.log" || fail "verify did not compile in its own cache"
+grep -q "no remote cache; the given compile cache $work/compiles" "$work/verify.log" ||
+  fail "verify did not compile in the given cache, without a remote cache"
 grep -qE "^DIFFERS +${TARGETS[1]}: .*params.h5: recorded $p_var, rebuilt $p_real" "$work/verify.log" ||
   fail "verify did not name params.h5 with both hashes (log above)"
 grep -qE "^equal +${TARGETS[0]}" "$work/verify.log" || fail "verify: the honest ${TARGETS[0]} is not reported equal"
