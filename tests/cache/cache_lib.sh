@@ -89,8 +89,7 @@ nested_build() {
 # actions must come from the server: the salted stages of copy_workspace are
 # in no cache yet, so none is in the copy. Empty without an outer cache.
 snapshot_compiles() {
-  local outer
-  outer=$(printf '%s\n' "${OUTER_CACHE_FLAGS[@]}" | sed -n 's/^--disk_cache=//p')
+  local outer=$OUTER_DISK_CACHE
   rm -rf "$work/compiles"
   if [[ -n $outer && -d $outer ]]; then
     cp -al "$outer" "$work/compiles" 2>/dev/null || { rm -rf "$work/compiles"; cp -a "$outer" "$work/compiles"; }

@@ -92,7 +92,7 @@ refresh() {  # refresh LOG: //paper:refresh on $work/rq; sets rc
   (cd "$src" && env "${OUTER_ENV[@]}" tools/bazel --batch --output_base="$work/ob" run --symlink_prefix=/ \
     "${OUTER_CACHE_FLAGS[@]}" //paper:refresh -- --results "$work/rq" --workspace "$src" \
     --fingerprints //paper:quick_fingerprints --output-base "$work/ob_refresh" \
-    --disk-cache "$(printf '%s\n' "${OUTER_CACHE_FLAGS[@]}" | sed -n 's/^--disk_cache=//p')") >"$1" 2>&1
+    --disk-cache "$OUTER_DISK_CACHE") >"$1" 2>&1
   rc=$?
   set -e
 }

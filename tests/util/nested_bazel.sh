@@ -10,10 +10,13 @@
 # and POTTS_CLIENT_PATH, and .bazelrc passes them to tests (--test_env).
 # Without them (Bazel run without tools/bazel) the nested build has its own
 # caches: slower, not different.
+# OUTER_DISK_CACHE is that disk cache's directory ("" without one).
 OUTER_CACHE_FLAGS=()
 OUTER_ENV=()
+OUTER_DISK_CACHE=""
 if [[ -n ${POTTS_CLIENT_HOME:-} && -d $POTTS_CLIENT_HOME ]]; then
-  OUTER_CACHE_FLAGS+=("--disk_cache=$POTTS_CLIENT_HOME/.cache/potts_attention_bazel_disk_cache")
+  OUTER_DISK_CACHE="$POTTS_CLIENT_HOME/.cache/potts_attention_bazel_disk_cache"
+  OUTER_CACHE_FLAGS+=("--disk_cache=$OUTER_DISK_CACHE")
   OUTER_CACHE_FLAGS+=("--repository_cache=$POTTS_CLIENT_HOME/.cache/bazel/_bazel_$(id -un)/cache/repos/v1")
   echo "nested builds share the caches under $POTTS_CLIENT_HOME/.cache"
 else
