@@ -6,7 +6,7 @@
 // their recorded bytes, presentation stages (figures, the paper) are
 // redrawn; results/ is then collected anew, or left as it was.
 //
-//   tools/bazel run //paper:refresh -- --plan     what would run
+//   tools/bazel run //paper:refresh -- --plan     what would run, and its recorded cost
 //   tools/bazel run //paper:refresh               run it, then collect
 //
 // Exit status 0: results/ is current or was refreshed; 1: a stage differs
@@ -31,7 +31,10 @@ int main(int argc, char** argv) {
   app.add_option("--fingerprints", fingerprints, "the stage fingerprints of the tree's scale (results/: paper)")
       ->capture_default_str();
   app.add_option("--disk-cache", o.disk_cache, "the compiles' disk cache (default: the workspace's .bazelrc one)");
-  app.add_flag("--plan", o.plan_only, "build the tools and list the stages whose action changed; run nothing");
+  app.add_flag("--plan", o.plan_only,
+               "build the tools and list what would run: the stages whose action changed, the stages reading their "
+               "records, and the upstream stages rerun to supply inputs that results/ does not hold, each with its "
+               "record's wall time; run nothing");
   if (const int rc = potts::parse_arguments(app, argc, argv); rc >= 0) return rc;
   potts::finish_rebuilder_options(o, "potts_attention_refresh");
   try {

@@ -6,6 +6,9 @@
 #include <map>
 #include <set>
 #include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "lib/core/io.h"
 #include "lib/provenance/graph.h"
@@ -31,6 +34,10 @@ class Refresher : public Rebuilder {
  private:
   bool inputs_changed(const std::string& target) const;
   int supply(const std::string& target, std::size_t index);
+  void plan(const std::string& target, const std::string& why);
+  void plan_supply(const std::string& target);
+  double recorded_seconds(const std::string& target) const;
+  std::vector<std::pair<std::string, nlohmann::json>> tree_inputs(const std::string& target) const;
   int run_changed(const std::vector<std::string>& order);
   std::string fingerprints_path() const;
   void collect();
@@ -38,6 +45,9 @@ class Refresher : public Rebuilder {
   std::string fingerprints_label_;
   std::size_t ran_ = 0;
   std::set<std::string> supplied_;  // run only to supply inputs: not collected
+  // --plan: the stages that would run and be supplied, and their records' wall times.
+  std::size_t planned_ = 0, planned_supplies_ = 0;
+  double planned_seconds_ = 0, planned_supply_seconds_ = 0;
 };
 
 // An input whose producer ran here and wrote other bytes than the record
@@ -76,7 +86,7 @@ bool Refresher::inputs_changed(const std::string& target) const {
 // recorded bytes must come out; they are not collected (their records stay).
 int Refresher::supply(const std::string& target, std::size_t index) {
   int bad = 0;
-  for (const auto& [key, in] : recs_.at(target).record["inputs"].items()) {
+  for (const auto& [key, in] : tree_inputs(target)) {
     if (!input_source(target, key).empty()) continue;
     const auto p = producer_.find(in.at("path").get<std::string>());
     if (p == producer_.end() || done_.count(p->second)) continue;
@@ -98,6 +108,56 @@ int Refresher::supply(const std::string& target, std::size_t index) {
   return bad;
 }
 
+// The record's inputs that the tree's action of `target` reads (its
+// `--in` keys): a rerun links only those, so only those need supplying (a
+// record of the former graph also lists upstream records and files its
+// stage never read).
+std::vector<std::pair<std::string, nlohmann::json>> Refresher::tree_inputs(const std::string& target) const {
+  std::vector<std::pair<std::string, nlohmann::json>> out;
+  const auto& inputs = recs_.at(target).record["inputs"];
+  const auto a = argv_.find(target);
+  if (a == argv_.end()) return out;
+  for (const auto& [key, path] : Argv{a->second}.pairs("--in"))
+    if (inputs.contains(key)) out.emplace_back(key, inputs[key]);
+  return out;
+}
+
+double Refresher::recorded_seconds(const std::string& target) const {
+  return recs_.at(target).record.value("wall_seconds", 0.0);
+}
+
+// --plan: the upstream stages that `target` reads and results/ does not
+// hold, as supply() would run them, with their records' wall times.
+void Refresher::plan_supply(const std::string& target) {
+  for (const auto& [key, in] : tree_inputs(target)) {
+    if (!input_source(target, key).empty()) continue;
+    const auto p = producer_.find(in.at("path").get<std::string>());
+    if (p == producer_.end() || done_.count(p->second)) continue;
+    const std::string& up = p->second;
+    plan_supply(up);
+    const bool changed = !argv_.count(up) || !stale_reason(up, config_source(up)).empty();
+    std::printf("would supply %s (upstream, for %s's input %s; its record: %.1f s)\n", up.c_str(), target.c_str(),
+                key.c_str(), recorded_seconds(up));
+    ++planned_supplies_;
+    planned_supply_seconds_ += recorded_seconds(up);
+    if (!changed) supplied_.insert(up);
+    done_[up] = Outcome{};
+  }
+}
+
+// --plan: `target` would run. Assumed to reproduce its recorded bytes (what
+// a refresh is for), so that only its record is new: the stages reading
+// that record (the presentation steps, and records of the former graph,
+// inputs_changed) are planned in turn.
+void Refresher::plan(const std::string& target, const std::string& why) {
+  plan_supply(target);
+  std::printf("would run %s: %s (its record: %.1f s)\n", target.c_str(), why.empty() ? "an input changed" : why.c_str(),
+              recorded_seconds(target));
+  ++planned_;
+  planned_seconds_ += recorded_seconds(target);
+  done_[target] = Outcome{};
+}
+
 // Every stage, upstream first: run when its action or an input changed.
 // Returns the number that differ or failed.
 int Refresher::run_changed(const std::vector<std::string>& order) {
@@ -109,7 +169,7 @@ int Refresher::run_changed(const std::vector<std::string>& order) {
     const bool upstream = why.empty() && inputs_changed(t);
     if (why.empty() && !upstream) continue;
     if (o_.plan_only) {
-      std::printf("would run %s: %s\n", t.c_str(), why.empty() ? "an input changed" : why.c_str());
+      plan(t, why);
       continue;
     }
     bad += supply(t, i);
@@ -199,7 +259,14 @@ int Refresher::run() {
   for (const auto& [t, args] : argv_)
     if (const std::string prov = Argv{args}.value("--provenance"); !prov.empty()) producer_[prov] = t;
   const int bad = run_changed(order);
-  if (o_.plan_only) return 0;
+  if (o_.plan_only) {
+    std::printf(
+        "refresh --plan: %zu stages would run (their records: %.0f s), %zu more would rerun to supply inputs that "
+        "neither results/ nor this workspace's bazel-out holds (their records: %.0f s); the records' wall times, "
+        "assuming every stage reproduces its bytes\n",
+        planned_, planned_seconds_, planned_supplies_, planned_supply_seconds_);
+    return 0;
+  }
   std::printf("refresh: %zu of %zu stages run, %d differ or failed; %.1f s building tools, %.1f s in all\n", ran_,
               order.size(), bad, build_seconds, seconds_since(t_start));
   if (bad) {

@@ -19,7 +19,8 @@
 namespace potts::provenance {
 
 // Runs the refresh (options as verify's; stages, sample and all unused;
-// plan_only lists what would run) with the fingerprints of the tree's scale
+// plan_only lists what would run, the upstream stages it would rerun to
+// supply inputs, and their records' wall times) with the fingerprints of the tree's scale
 // (//paper:paper_fingerprints for results/). Returns 0 when results/ is current or
 // was refreshed, 1 when a stage differs or failed (nothing written).
 int run_refresh(const VerifyOptions& options, const std::string& fingerprints);

@@ -15,8 +15,10 @@
 # records left the action graph), every stage below the sample stage reruns
 # and this test fails, naming them.
 #
-# Then the same change outside Bazel: //paper:refresh on the quick results
-# collected before it (a stand-in for results/) reruns the sample stages,
+# Then the same change outside Bazel: //paper:refresh --plan on the quick
+# results collected before it (a stand-in for results/) names the sample
+# stages and the presentation steps, with their records' times, and writes
+# nothing; //paper:refresh reruns the sample stages,
 # which reproduce their bytes, and the presentation steps, and nothing else;
 # every data file keeps its bytes and the tree passes its audit. After a
 # change that alters the sample's output (its configuration), the refresh
@@ -87,15 +89,32 @@ data_files() {  # every file of the tree but the records, the presentation steps
   (cd "$1" && find . -type f ! -path './provenance/*' ! -path './figures/*' ! -name 'paper.*' \
     ! -name MANIFEST.json ! -name ro-crate-metadata.json -exec sha256sum {} + | sort)
 }
-refresh() {  # refresh LOG: //paper:refresh on $work/rq; sets rc
+refresh() {  # refresh LOG [FLAG...]: //paper:refresh on $work/rq; sets rc
+  local log=$1
+  shift
   set +e
   (cd "$src" && env "${OUTER_ENV[@]}" tools/bazel --batch --output_base="$work/ob" run --symlink_prefix=/ \
     "${OUTER_CACHE_FLAGS[@]}" //paper:refresh -- --results "$work/rq" --workspace "$src" \
     --fingerprints //paper:quick_fingerprints --output-base "$work/ob_refresh" \
-    --disk-cache "$OUTER_DISK_CACHE") >"$1" 2>&1
+    --disk-cache "$OUTER_DISK_CACHE" "$@") >"$log" 2>&1
   rc=$?
   set -e
 }
+# The plan first: it names the sample stages (their action) and only
+# presentation steps besides, with a cost line, and writes nothing.
+plan_before=$(cd "$work/rq" && find . -type f -exec sha256sum {} + | sort)
+refresh "$work/plan.log" --plan
+[[ $rc -eq 0 ]] || { tail -30 "$work/plan.log" >&2; fail "refresh --plan exited $rc, expected 0"; }
+grep -aqE '^would run //stages/sample:quick: .*\(its record: [0-9.]+ s\)$' "$work/plan.log" ||
+  { tail -20 "$work/plan.log" >&2; fail "refresh --plan did not name //stages/sample:quick with its record's time"; }
+planned_science=$(grep -aE '^would (run|supply) ' "$work/plan.log" | awk '{ sub(/:$/, "", $3); print $3 }' |
+  grep -vE '^//(stages/sample:|stages/figures:|paper:)' || true)
+[[ -z $planned_science ]] || fail "refresh --plan would rerun science stages whose inputs keep their bytes:
+$planned_science"
+grep -aqE '^refresh --plan: [0-9]+ stages would run' "$work/plan.log" || fail "refresh --plan printed no cost line"
+[[ $plan_before == "$(cd "$work/rq" && find . -type f -exec sha256sum {} + | sort)" ]] || fail "refresh --plan changed the tree"
+grep -aE '^refresh --plan:' "$work/plan.log"
+
 tool_of() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["tool_sha256"])' "$1"; }
 before=$(data_files "$work/rq")
 tool_before=$(tool_of "$work/rq/provenance/sample.quick.json")
