@@ -9,12 +9,18 @@
 
 namespace potts {
 
-// The source tree's results/ when run by `bazel run` (which sets
-// BUILD_WORKSPACE_DIRECTORY), else "results" (a test's runfiles); "" with
-// `required` and no workspace.
-inline std::string results_dir(bool required = false) {
+// The source tree when run by `bazel run` (which sets
+// BUILD_WORKSPACE_DIRECTORY), else `fallback`.
+inline std::string workspace_dir(const std::string& fallback = "") {
   const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
-  if (ws) return std::string(ws) + "/results";
+  return ws ? std::string(ws) : fallback;
+}
+
+// The source tree's results/ under `bazel run`, else "results" (a test's
+// runfiles); "" with `required` and no workspace.
+inline std::string results_dir(bool required = false) {
+  const std::string ws = workspace_dir();
+  if (!ws.empty()) return ws + "/results";
   return required ? "" : "results";
 }
 

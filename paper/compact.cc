@@ -21,8 +21,7 @@ int main(int argc, char** argv) {
   app.add_option("DIR", dir, "a results tree (relative paths are taken from the workspace under bazel run)")
       ->required();
   if (const int rc = potts::parse_arguments(app, argc, argv); rc >= 0) return rc;
-  if (!dir.empty() && dir[0] != '/')
-    if (const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY")) dir = std::string(ws) + "/" + dir;
+  if (const std::string ws = potts::workspace_dir(); !dir.empty() && dir[0] != '/' && !ws.empty()) dir = ws + "/" + dir;
   try {
     const int n = potts::provenance::compact_results(dir);
     std::printf("compact: %d records of %s stored compact; MANIFEST.json rewritten\n", n, dir.c_str());

@@ -9,6 +9,7 @@
 
 #include "lib/core/io.h"
 #include "lib/provenance/verify.h"
+#include "paper/cli.h"
 
 namespace potts {
 
@@ -18,8 +19,7 @@ namespace potts {
 // and `scratch_note` end those two options' help.
 inline void add_rebuilder_options(CLI::App& app, provenance::VerifyOptions& o, const std::string& cache,
                                   const std::string& base_note, const std::string& scratch_note) {
-  const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
-  o.workspace = ws ? ws : ".";
+  o.workspace = workspace_dir(".");
   app.add_option("--results", o.results, "the results tree (default: results/ of the workspace)");
   app.add_option("--workspace", o.workspace, "the source tree whose code and configurations run the stages")
       ->capture_default_str();
