@@ -64,9 +64,12 @@ def _stage_impl(ctx):
     if ctx.attr.record_code_version:
         args.add("--status", ctx.version_file)
         inputs.append(ctx.version_file)
+    skip = {k: True for k in ctx.attr.skip_inputs}
     for dep, key in ctx.attr.inputs.items():
         for f in dep.files.to_list():
             if _is_record(f) and not ctx.attr.reads_records:
+                continue
+            if "%s/%s" % (key, f.basename) in skip:
                 continue
             args.add("--in", "%s/%s=%s" % (key, f.basename, f.path))
             inputs.append(f)
@@ -108,6 +111,10 @@ _stage = rule(
         "seed": attr.int(mandatory = True),
         "inputs": attr.label_keyed_string_dict(allow_files = True, doc = "upstream stage (or source file) -> key under which its files are passed"),
         "outs": attr.string_list(mandatory = True, doc = "output file names, e.g. summary.json"),
+        "skip_inputs": attr.string_list(
+            doc = "upstream files the stage never reads, as key/basename: left out of its action, so that a " +
+                  "rerun needs only what it reads (a refresh of results/, which keeps no fit's params.h5)",
+        ),
         "record_code_version": attr.bool(default = True, doc = "pass the volatile workspace status (git commit)"),
         "threaded": attr.bool(default = False, doc = "pass --threads from //tools:stage_threads"),
         "reads_records": attr.bool(

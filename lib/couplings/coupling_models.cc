@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "lib/core/error.h"
+#include "lib/core/log_softmax.h"
 #include "lib/core/rng.h"
 #include "lib/linalg/gemm.h"
 
@@ -156,20 +157,8 @@ double heads_data_term(const std::vector<arma::mat>& As, const std::vector<arma:
       gemm(false, false, C, L, C, 1.0, Vs[k].memptr(), C, n, C, 1.0, Z.memptr(), C);
     }
     double seq = 0.0;
-    for (arma::uword i = 0; i < L; ++i) {
-      double* zi = Z.colptr(i);
-      double mx = zi[0];
-      for (arma::uword a = 1; a < C; ++a) mx = std::max(mx, zi[a]);
-      double sum = 0.0;
-      for (arma::uword a = 0; a < C; ++a) sum += std::exp(zi[a] - mx);
-      const double lse = mx + std::log(sum);
-      seq += lse - zi[s(mu, i)];
-      if (grad) {
-        const double c = norm * w(mu);
-        for (arma::uword a = 0; a < C; ++a) zi[a] = c * std::exp(zi[a] - lse);
-        zi[s(mu, i)] -= c;
-      }
-    }
+    for (arma::uword i = 0; i < L; ++i)
+      seq += site_cross_entropy(Z.colptr(i), C, arma::uword(s(mu, i)), norm * w(mu), grad);
     loss += w(mu) * seq;
     if (!grad) continue;
     *dh += Z;

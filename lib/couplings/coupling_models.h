@@ -34,7 +34,8 @@
 //
 // Every product runs through lib/nn's hand-written gemm (each element a
 // sequential sum), so that the objective has the same bits on every x86-64
-// CPU; no threads.
+// CPU; the data term in panels runs on the threads of lib/core/parallel.h
+// with the same bits at every thread count (coupling_panels.h).
 //
 // Tested by //lib/couplings:coupling_models_test (gradients against finite
 // differences; the full form against plm_objective, factored H = 1 against

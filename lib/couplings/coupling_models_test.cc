@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "lib/core/isa.h"
+#include "lib/core/parallel.h"
 
 #include <algorithm>
 #include <cmath>
@@ -232,7 +233,7 @@ TEST(CouplingModels, OneHeadIsTodaysFactoredAttention) {
 // a zero weight.
 TEST(CouplingModels, BlockedDataTermIsThePlainLoopsBitForBit) {
   SKIP_WITHOUT_THE_KERNELS_TARGET();
-  for (arma::uword L : {7u, 20u}) {
+  for (arma::uword L : {7u, 20u, 60u}) {
     const arma::uword C = 5, n = L * C, M = 13;
     const arma::imat seqs = random_sequences(M, L, C, 30 + L);
     arma::vec w = random_weights(M, 31);
@@ -273,12 +274,18 @@ TEST(CouplingModels, BlockedDataTermIsThePlainLoopsBitForBit) {
       }
     }
     loss *= norm;
-    arma::mat dW, dh;
-    const double f = weighted_pl_data_term(W, h, seqs, w, &dW, &dh);
-    EXPECT_EQ(f, loss) << "L = " << L;
-    EXPECT_TRUE(arma::approx_equal(dW, G, "absdiff", 0.0)) << "L = " << L;
-    EXPECT_TRUE(arma::approx_equal(dh, dh_ref, "absdiff", 0.0)) << "L = " << L;
-    EXPECT_EQ(weighted_pl_data_term(W, h, seqs, w, nullptr, nullptr), loss) << "L = " << L;
+    // 1 to 16 threads: one panel per round, rounds of 16 and 24 panels
+    // (L = 60: 19 panels, two rounds at 2 threads), and one round.
+    for (int threads : {1, 2, 3, 16}) {
+      set_parallel_threads(threads);
+      arma::mat dW, dh;
+      const double f = weighted_pl_data_term(W, h, seqs, w, &dW, &dh);
+      EXPECT_EQ(f, loss) << "L = " << L << ", " << threads << " threads";
+      EXPECT_TRUE(arma::approx_equal(dW, G, "absdiff", 0.0)) << "L = " << L << ", " << threads << " threads";
+      EXPECT_TRUE(arma::approx_equal(dh, dh_ref, "absdiff", 0.0)) << "L = " << L << ", " << threads << " threads";
+      EXPECT_EQ(weighted_pl_data_term(W, h, seqs, w, nullptr, nullptr), loss) << "L = " << L;
+    }
+    set_parallel_threads(1);
   }
 }
 
@@ -289,7 +296,7 @@ TEST(CouplingModels, BlockedDataTermIsThePlainLoopsBitForBit) {
 // by two points.
 TEST(CouplingModels, FullFormInPanelsIsTheMatrixPathBitForBit) {
   SKIP_WITHOUT_THE_KERNELS_TARGET();
-  for (arma::uword L : {7u, 20u}) {
+  for (arma::uword L : {7u, 20u, 60u}) {
     const arma::uword C = 5, M = 14;  // 13 of nonzero weight: the last forward pair is a single sequence
     CouplingSpec s = spec(CouplingForm::kFull, L, C);
     s.fields = true;
@@ -318,10 +325,16 @@ TEST(CouplingModels, FullFormInPanelsIsTheMatrixPathBitForBit) {
           for (arma::uword b = 0; b < C; ++b)
             for (arma::uword a = 0; a < C; ++a, ++k)
               g_ref(k) = dW(i * C + a, j * C + b) + dW(j * C + b, i * C + a) + 4.0 * pen.lambda_c * x(k);
-      arma::vec g;
-      EXPECT_EQ(coupling_objective(s, x, seqs, w, pen, &g, CouplingPath::kAuto, &work), ref) << "L = " << L;
-      EXPECT_TRUE(arma::approx_equal(g, g_ref, "absdiff", 0.0)) << "L = " << L << ", point " << point;
-      EXPECT_EQ(coupling_objective(s, x, seqs, w, pen, nullptr), ref) << "L = " << L;
+      // The packed drain at 1, 2 and 3 threads (L = 60: several rounds).
+      for (int threads : {1, 2, 3}) {
+        set_parallel_threads(threads);
+        arma::vec g;
+        EXPECT_EQ(coupling_objective(s, x, seqs, w, pen, &g, CouplingPath::kAuto, &work), ref) << "L = " << L;
+        EXPECT_TRUE(arma::approx_equal(g, g_ref, "absdiff", 0.0))
+            << "L = " << L << ", point " << point << ", " << threads << " threads";
+        EXPECT_EQ(coupling_objective(s, x, seqs, w, pen, nullptr), ref) << "L = " << L;
+      }
+      set_parallel_threads(1);
     }
   }
 }

@@ -4,6 +4,8 @@
 #include <cmath>
 
 #include "lib/core/isa.h"
+#include "lib/core/log_softmax.h"
+#include "lib/core/parallel.h"
 
 namespace potts {
 
@@ -28,8 +30,11 @@ struct Lanes {
   typedef double V __attribute__((vector_size(VB), aligned(8), may_alias));
   static constexpr unsigned N = 16 * sizeof(double) / VB;  // vectors per row
   static constexpr unsigned W = VB / sizeof(double);       // doubles per vector
-  static V load(const double* p) { return *reinterpret_cast<const V*>(p); }
-  static void store(double* p, V v) { *reinterpret_cast<V*>(p) = v; }
+  // Always inlined into the level's kernel: a vector returned or passed
+  // between a function compiled for AVX and one compiled without it would
+  // disagree on the ABI (-Wpsabi), as at -O0, where nothing is inlined.
+  static inline __attribute__((always_inline)) V load(const double* p) { return *reinterpret_cast<const V*>(p); }
+  static inline __attribute__((always_inline)) void store(double* p, V v) { *reinterpret_cast<V*>(p) = v; }
 };
 
 // z[t] = init[t] + sum_j P[c_j 16 + t] (j = 0..L-1 in order), t < 16; with
@@ -236,13 +241,35 @@ struct PanelBatch {
   const arma::uword* cols;
 };
 
+// Panels a thread takes between two rounds of drains (when threaded).
+constexpr arma::uword kPanelsPerThread = 8;
+
+// body(p, B) for every panel p, each with a buffer B of its own (16 x n);
+// with K > 1 threads, K * 8 panels side by side in a round, 8 consecutive
+// ones per thread, then after(p, B) for the round's panels in order, on the
+// calling thread. A panel's arithmetic is the same whichever thread runs it
+// and drains keep their order, so the bits do not depend on K.
+template <class Body, class After>
+void for_panels(const PanelBatch& pb, PanelWorkspace& work, Body body, After after) {
+  const auto K = arma::uword(parallel_threads());
+  const arma::uword slots = std::min(pb.panels, K == 1 ? 1 : K * kPanelsPerThread), size = kRows * pb.n;
+  work.B.resize(slots * size);
+  double* B = work.B.data();
+  for (arma::uword p0 = 0; p0 < pb.panels; p0 += slots) {
+    const arma::uword count = std::min(slots, pb.panels - p0);
+    parallel_ranges(count, [&](std::size_t b, std::size_t e) {
+      for (std::size_t k = b; k < e; ++k) body(p0 + k, B + k * size);
+    });
+    for (arma::uword k = 0; k < count; ++k) after(p0 + k, B + k * size);
+  }
+}
+
 // Logits (column mu of Z): z_i(a) = h_i(a) + sum_j W_ij(a, s_j), all i at
 // once (W_ii = 0), summed over j in order, the sequences two at a time; the
-// padding rows stay zero.
+// padding rows stay zero. Each panel writes its own rows of Z.
 void panel_logits_forward(PanelSource& source, const PanelBatch& pb, const std::vector<double>& h0,
                           PanelWorkspace& work) {
-  double* B = work.B.data();
-  for (arma::uword p = 0; p < pb.panels; ++p) {
+  auto body = [&](arma::uword p, double* B) {
     source.fill(p, B);
     const double* init = h0.data() + p * kRows;
     double* z = work.Z.data() + p * kRows;
@@ -252,43 +279,61 @@ void panel_logits_forward(PanelSource& source, const PanelBatch& pb, const std::
       add_panel_columns2(B, pb.cols + m0 * pb.L, pb.cols + m1 * pb.L, pb.L, init, z + m0 * pb.rows, z + m1 * pb.rows);
     }
     if (k < pb.used.size()) add_panel_columns(B, pb.cols + pb.used[k] * pb.L, pb.L, init, z + pb.used[k] * pb.rows);
-  }
+  };
+  for_panels(pb, work, body, [](arma::uword, const double*) {});
 }
 
-// The weighted loss (times norm); with a gradient, column mu of Z becomes
-// dLoss/dz (in place, site by site: d(-log p)/dz_i(a) = p(a) - [a == s_i],
-// times w_mu norm).
+// -log p(s_i | s_\i) summed over the sites of sequence mu (column z of Z);
+// with a gradient, z becomes dLoss/dz in place, site by site:
+// d(-log p)/dz_i(a) = p(a) - [a == s_i], times c = w_mu norm.
+double sequence_cross_entropy(const PanelBatch& pb, const arma::imat& s, arma::uword mu, double c, bool grad,
+                              double* z) {
+  const arma::uword L = pb.L, C = pb.C;
+  double seq = 0.0;
+  for (arma::uword i = 0; i < L; ++i) seq += site_cross_entropy(z + i * C, C, arma::uword(s(mu, i)), c, grad);
+  return seq;
+}
+
+// The weighted loss (times norm), the sequences side by side and their
+// terms then summed in order; with a gradient, Z becomes dLoss/dz.
 double panel_cross_entropy(const PanelBatch& pb, const arma::imat& s, const arma::vec& w, double norm, bool grad,
                            PanelWorkspace& work) {
-  const arma::uword L = pb.L, C = pb.C;
+  std::vector<double> seq(pb.used.size());
+  parallel_ranges(
+      pb.used.size(),
+      [&](std::size_t b, std::size_t e) {
+        for (std::size_t k = b; k < e; ++k) {
+          const arma::uword mu = pb.used[k];
+          seq[k] = sequence_cross_entropy(pb, s, mu, norm * w(mu), grad, work.Z.data() + mu * pb.rows);
+        }
+      },
+      4);
   double loss = 0.0;
-  for (arma::uword mu : pb.used) {
-    double* z = work.Z.data() + mu * pb.rows;
-    double seq = 0.0;
-    for (arma::uword i = 0; i < L; ++i) {
-      double* zi = z + i * C;
-      double mx = zi[0];
-      for (arma::uword a = 1; a < C; ++a) mx = std::max(mx, zi[a]);
-      double sum = 0.0;
-      for (arma::uword a = 0; a < C; ++a) sum += std::exp(zi[a] - mx);
-      const double lse = mx + std::log(sum);
-      seq += lse - zi[s(mu, i)];  // -log p(s_i | s_\i)
-      if (grad) {
-        const double c = norm * w(mu);
-        for (arma::uword a = 0; a < C; ++a) zi[a] = c * std::exp(zi[a] - lse);
-        zi[s(mu, i)] -= c;
-      }
-    }
-    loss += w(mu) * seq;
-  }
+  for (std::size_t k = 0; k < seq.size(); ++k) loss += w(pb.used[k]) * seq[k];
   return loss * norm;
 }
 
+// dLoss/dh (C x L): each element its dz summed over the sequences in order,
+// the elements side by side.
+void panel_field_gradient(const PanelBatch& pb, const PanelWorkspace& work, arma::mat& dh) {
+  dh.zeros(pb.C, pb.L);
+  double* g = dh.memptr();
+  parallel_ranges(
+      pb.n,
+      [&](std::size_t b, std::size_t e) {
+        for (arma::uword mu : pb.used) {
+          const double* dz = work.Z.data() + mu * pb.rows;
+          for (std::size_t r = b; r < e; ++r) g[r] += dz[r];
+        }
+      },
+      64);
+}
+
 // The forward pass adds column j C + s_j of W to z, so that column of dW
-// gets dz; summed over the sequences in order, panel by panel.
+// gets dz; summed over the sequences in order, panel by panel, each panel
+// drained in order (FullPackedPanels needs it).
 void panel_logits_backward(PanelSource& source, const PanelBatch& pb, PanelWorkspace& work) {
-  double* B = work.B.data();
-  for (arma::uword p = 0; p < pb.panels; ++p) {
+  auto body = [&](arma::uword p, double* B) {
     std::fill(B, B + kRows * pb.n, 0.0);
     const double* dz = work.Z.data() + p * kRows;
     std::size_t k = 0;
@@ -297,8 +342,8 @@ void panel_logits_backward(PanelSource& source, const PanelBatch& pb, PanelWorks
       add_to_panel_columns2(B, pb.cols + m0 * pb.L, pb.cols + m1 * pb.L, pb.L, dz + m0 * pb.rows, dz + m1 * pb.rows);
     }
     if (k < pb.used.size()) add_to_panel_columns(B, pb.cols + pb.used[k] * pb.L, pb.L, dz + pb.used[k] * pb.rows);
-    source.drain(p, B);
-  }
+  };
+  for_panels(pb, work, body, [&](arma::uword p, const double* B) { source.drain(p, B); });
 }
 
 }  // namespace
@@ -318,20 +363,12 @@ double panel_data_term(PanelSource& source, arma::uword L, arma::uword C, const 
   // Fields padded to the panels' rows (zero beyond n, as the padding rows).
   std::vector<double> h0(pb.rows, 0.0);
   std::copy(h.memptr(), h.memptr() + n, h0.begin());
-  work.B.resize(kRows * n);
   work.Z.resize(pb.rows * M);
 
   panel_logits_forward(source, pb, h0, work);
   const double loss = panel_cross_entropy(pb, s, w, norm, grad, work);
   if (!grad) return loss;
-  if (dh) {
-    dh->zeros(C, L);
-    double* g = dh->memptr();
-    for (arma::uword mu : pb.used) {
-      const double* dz = work.Z.data() + mu * pb.rows;
-      for (arma::uword r = 0; r < n; ++r) g[r] += dz[r];
-    }
-  }
+  if (dh) panel_field_gradient(pb, work, *dh);
   panel_logits_backward(source, pb, work);
   return loss;
 }

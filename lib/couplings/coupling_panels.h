@@ -15,6 +15,11 @@
 // gradient entry of W its dz summed over the sequences in order, whatever
 // the panels; each element is the same sequential sum, so the result has the
 // same bits as the plain loops (//lib/couplings:coupling_models_test).
+//
+// Threads (lib/core/parallel.h): panels run side by side, 8 consecutive
+// ones per thread, and their dW panels are drained in order; the sequences'
+// cross-entropies side by side, summed in order; dh by elements. No sum
+// changes its order, so the bits do not depend on the thread count.
 #pragma once
 #include <vector>
 
@@ -69,7 +74,7 @@ class FullPackedPanels : public PanelSource {
 
 // Buffers of panel_data_term, kept between the calls of a fit.
 struct PanelWorkspace {
-  std::vector<double> B;             // one panel: 16 x n
+  std::vector<double> B;             // the panels of a round: 16 x n each
   std::vector<double> Z;             // logits, then dLoss/dz: (16 panels) x M
   std::vector<arma::uword> columns;  // j C + s_j per sequence and site
 };

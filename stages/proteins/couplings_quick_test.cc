@@ -14,7 +14,10 @@
 //    iterations on this family; a precision near 0.36 over 159 pairs has
 //    binomial s.e. 0.038, so 0.25 is about 3 s.e. below it, while wrong
 //    weights, a broken gauge or transposed blocks give about the random
-//    rate 351 / 11 781 = 0.030.
+//    rate 351 / 11 781 = 0.030;
+//  * the weighted PLM's stage, rerun from its record at 1, 2 and 3 threads,
+//    writes the Bazel-built bytes (its panels run side by side, their sums
+//    in the same order: coupling_panels.h).
 #include <gtest/gtest.h>
 
 #include <set>
@@ -26,6 +29,8 @@
 #include "lib/core/io.h"
 #include "lib/proteins/contacts.h"
 #include "stages/proteins/quick_family.h"
+#include "tests/util/stage_rerun.h"
+#include "tests/util/test_util.h"
 
 namespace potts {
 namespace {
@@ -76,6 +81,21 @@ TEST(CouplingsQuick, ScoresAreSymmetricAndTheObjectiveNeverIncreases) {
 
 TEST(CouplingsQuick, TheWeightedFullModelOnAllSequencesFindsContacts) {
   EXPECT_GE(testing_quick::checked_top_l("cm_plm", "weighted full model on all sequences, 12 iterations"), 0.25);
+}
+
+TEST(CouplingsQuick, TheWeightedPlmWritesTheSameBytesAtOneTwoAndThreeThreads) {
+  const std::string built = run_dir("cm_plm");
+  const nlohmann::json rec = read_json(built + "provenance.json");
+  ASSERT_FALSE(rec.at("outputs").empty());
+  for (const std::string threads : {"1", "2", "3"}) {
+    SCOPED_TRACE(threads + " threads");
+    const std::string dir = testing_util::tmpdir() + "/cm_plm_threads" + threads;
+    ASSERT_EQ(testing_util::rerun_stage(rec, "stages/proteins/couplings", dir, "", threads), 0)
+        << read_text(dir + "/stderr.txt");
+    EXPECT_EQ(read_json(dir + "/provenance.json").at("threads").get<int>(), std::stoi(threads));
+    for (const auto& [key, value] : rec.at("outputs").items())
+      EXPECT_EQ(sha256_file(dir + "/" + key), sha256_file(built + key)) << key;
+  }
 }
 
 }  // namespace

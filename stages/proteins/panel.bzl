@@ -14,7 +14,7 @@ Every fit is its own action, so a farm runs them side by side. The
 predictors are fixed by claim P6's rule (lib/claims/panel_claim.h).
 """
 
-load("//stages/proteins:proteins.bzl", "BASELINES", "PREPARE_OUTS", "coupling_key", "coupling_runs")
+load("//stages/proteins:proteins.bzl", "BASELINES", "PREPARE_OUTS", "coupling_key", "coupling_runs", "score_skips")
 load("//third_party/covariation:families.bzl", "COVARIATION_FAMILIES")
 load("//tools:stage.bzl", "stage")
 load("//tools:sweep.bzl", "config")
@@ -79,6 +79,7 @@ def panel_family(name, pfam, chain, couplings = PANEL_COUPLINGS, attention = PAN
         inputs = runs,
         outs = PANEL_SCORE_OUTS,
         seed = 0,
+        skip_inputs = score_skips(runs, trained = []),
         tool = "//stages/proteins:score",
     )
 

@@ -153,7 +153,7 @@ def quick_fits(*runs):
 # The coupling-model fit stages: each run's binary, config file (from the
 # config prefix and the run) and whether it takes threads.
 FIT_STAGES = {
-    "couplings": struct(tool = "//stages/proteins:couplings", config = "configs/%scm_%s.json", threaded = False),
+    "couplings": struct(tool = "//stages/proteins:couplings", config = "configs/%scm_%s.json", threaded = True),
     "attention": struct(tool = "//stages/proteins:attention", config = "configs/attention/%s%s.json", threaded = True),
     "plm_pad": struct(tool = "//stages/proteins:plm_pad", config = "configs/%s%s.json", threaded = True),
 }
@@ -196,6 +196,17 @@ SCORE_OUTS = [
     "map_plm_misses.csv",
     "summary.json",
 ]
+
+def score_skips(runs, trained):
+    """The score stage's skip_inputs over `runs` ({label: key}): every run's
+    params.h5 and freecontact.txt, and curves.csv but for the `trained`
+    labels (score_stage.cc reads a transformer's test-loss curve only)."""
+    skips = []
+    for label, key in runs.items():
+        skips += [key + "/params.h5", key + "/freecontact.txt"]
+        if label not in trained:
+            skips.append(key + "/curves.csv")
+    return skips
 
 def protein_family(name, config, msa, models, structure = None, config_prefix = "", baselines = BASELINES,
                    couplings = {}, attention = {}, score_outs = SCORE_OUTS, score_config = None, plm = True,
@@ -259,13 +270,19 @@ def protein_family(name, config, msa, models, structure = None, config_prefix = 
     if plm_pad:
         runs.update(coupling_runs(name, PLM_PAD_RUNS, config_prefix, kind = "plm_pad", package = package))
     if structure and score:
-        runs[":" + name] = "family"
+        score_inputs = dict(runs)
+        score_inputs[":" + name] = "family"
         stage(
             name = name + "_score",
             config = score_config or "configs/%sscore.json" % config_prefix,
-            inputs = runs,
+            inputs = score_inputs,
             outs = score_outs,
             seed = 0,
+            # What the score never reads: a fit's parameters, the curves of
+            # all but the trained transformers (its loss summary), the
+            # baselines' raw lists.
+            skip_inputs = score_skips(runs, trained = [":%s_%s_s%d" % (name, m, s) for m, ss in models.items() for s in ss]),
             tool = "//stages/proteins:score",
         )
+        runs[":" + name] = "family"
     return runs
