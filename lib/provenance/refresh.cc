@@ -35,7 +35,6 @@ class Refresher : public Rebuilder {
   bool inputs_changed(const std::string& target) const;
   int supply(const std::string& target, std::size_t index);
   void plan(const std::string& target, const std::string& why);
-  void plan_supply(const std::string& target);
   double recorded_seconds(const std::string& target) const;
   std::vector<std::pair<std::string, nlohmann::json>> tree_inputs(const std::string& target) const;
   int run_changed(const std::vector<std::string>& order);
@@ -84,6 +83,7 @@ bool Refresher::inputs_changed(const std::string& target) const {
 // Upstream stages whose outputs `target` reads and results/ does not hold
 // (a protein family's alignment) run first, as verify runs them: their
 // recorded bytes must come out; they are not collected (their records stay).
+// With --plan, each is listed with its record's wall time instead.
 int Refresher::supply(const std::string& target, std::size_t index) {
   int bad = 0;
   for (const auto& [key, in] : tree_inputs(target)) {
@@ -94,6 +94,15 @@ int Refresher::supply(const std::string& target, std::size_t index) {
     bad += supply(up, index);
     // One whose own action changed is refreshed; any other only compared.
     const bool changed = !argv_.count(up) || !stale_reason(up, config_source(up)).empty();
+    if (o_.plan_only) {
+      std::printf("would supply %s (upstream, for %s's input %s; its record: %.1f s)\n", up.c_str(), target.c_str(),
+                  key.c_str(), recorded_seconds(up));
+      ++planned_supplies_;
+      planned_supply_seconds_ += recorded_seconds(up);
+      if (!changed) supplied_.insert(up);
+      done_[up] = Outcome{};
+      continue;
+    }
     refresh_ = changed;
     Outcome o = run_stage(up, 100000 + index * 100 + supplied_.size());
     refresh_ = true;
@@ -126,31 +135,12 @@ double Refresher::recorded_seconds(const std::string& target) const {
   return recs_.at(target).record.value("wall_seconds", 0.0);
 }
 
-// --plan: the upstream stages that `target` reads and results/ does not
-// hold, as supply() would run them, with their records' wall times.
-void Refresher::plan_supply(const std::string& target) {
-  for (const auto& [key, in] : tree_inputs(target)) {
-    if (!input_source(target, key).empty()) continue;
-    const auto p = producer_.find(in.at("path").get<std::string>());
-    if (p == producer_.end() || done_.count(p->second)) continue;
-    const std::string& up = p->second;
-    plan_supply(up);
-    const bool changed = !argv_.count(up) || !stale_reason(up, config_source(up)).empty();
-    std::printf("would supply %s (upstream, for %s's input %s; its record: %.1f s)\n", up.c_str(), target.c_str(),
-                key.c_str(), recorded_seconds(up));
-    ++planned_supplies_;
-    planned_supply_seconds_ += recorded_seconds(up);
-    if (!changed) supplied_.insert(up);
-    done_[up] = Outcome{};
-  }
-}
-
 // --plan: `target` would run. Assumed to reproduce its recorded bytes (what
 // a refresh is for), so that only its record is new: the stages reading
 // that record (the presentation steps, and records of the former graph,
 // inputs_changed) are planned in turn.
 void Refresher::plan(const std::string& target, const std::string& why) {
-  plan_supply(target);
+  supply(target, 0);
   std::printf("would run %s: %s (its record: %.1f s)\n", target.c_str(), why.empty() ? "an input changed" : why.c_str(),
               recorded_seconds(target));
   ++planned_;
