@@ -17,7 +17,7 @@ subset cannot make.
 """
 
 load("//stages/figures:figures.bzl", "figure")
-load("//stages/proteins:proteins.bzl", "protein_family")
+load("//stages/proteins:proteins.bzl", "protein_family", "score_skips")
 load("//tools:stage.bzl", "stage")
 
 # The predictors of //proteins:contacts, in the order they run and are
@@ -161,6 +161,9 @@ def contact_report(name, family, runs, chosen, options, has_structure, steps = [
         seed = 0,
         inputs = inputs,
         outs = outs + ["summary.json"],
+        # What the score never reads (score_skips): the trained models'
+        # runs keep their curves.csv, the loss summary it reports.
+        skip_inputs = score_skips(runs, [label for label, key in runs.items() if key.rsplit("_s", 1)[0] in TRAINED]),
     )
     if has_structure:
         targets.append(_report_figure(name, "precision", "contacts_precision", {

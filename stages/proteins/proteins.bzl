@@ -228,6 +228,7 @@ def protein_family(name, config, msa, models, structure = None, config_prefix = 
     )
     family = {":" + name: "family"}
     runs = {}
+    trained = []
     for model, seeds in models.items():
         for seed in seeds:
             run = "%s_s%d" % (model, seed)
@@ -241,6 +242,7 @@ def protein_family(name, config, msa, models, structure = None, config_prefix = 
                 tool = "//stages/proteins:train",
             )
             runs[":%s_%s" % (name, run)] = run
+            trained.append(":%s_%s" % (name, run))
     if plm:
         stage(
             name = name + "_plm",
@@ -281,7 +283,7 @@ def protein_family(name, config, msa, models, structure = None, config_prefix = 
             # What the score never reads: a fit's parameters, the curves of
             # all but the trained transformers (its loss summary), the
             # baselines' raw lists.
-            skip_inputs = score_skips(runs, trained = [":%s_%s_s%d" % (name, m, s) for m, ss in models.items() for s in ss]),
+            skip_inputs = score_skips(runs, trained),
             tool = "//stages/proteins:score",
         )
         runs[":" + name] = "family"

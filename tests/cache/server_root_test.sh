@@ -153,8 +153,14 @@ if [[ $as_root -eq 1 ]]; then
   fi
   [[ ! -s $top/theirs/proxy/auth.conf ]] || fail "the credential went into nobody's auth.conf"
   echo "refused, as root, a proxy directory another user owns: $(head -c 90 "$work/pt.out")"
-  p=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
-  "$proxy" start "$pdir" "$p" --upstream https://localhost:8443 --credential "$work/cred" >/dev/null
+  # A random port can be taken by another test meanwhile: retried, as start().
+  for try in 1 2 3 4 5 6 7 8; do
+    p=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
+    if "$proxy" start "$pdir" "$p" --upstream https://localhost:8443 --credential "$work/cred" >"$work/proxy.out" 2>&1; then
+      break
+    fi
+    ((try < 8)) || fail "the proxy could not start: $(cat "$work/proxy.out")"
+  done
   master=$(cat "$pdir/nginx.pid")
   users=$(ps -o user= --ppid "$master" | sort -u | tr '\n' ' ')
   [[ $users == "potts-cache " ]] || fail "the proxy's workers run as: $users"
