@@ -14,6 +14,7 @@ bytes.
 """
 
 load("@rules_cc//cc:defs.bzl", "cc_library", "cc_test")
+load("//tools:test_pch.bzl", "test_pch_attrs")
 
 _GTEST_MAIN = "//third_party:gtest_main"
 
@@ -30,7 +31,8 @@ def isa_cloned_library(name, tests = [], pinned = True, **kwargs):
     Each entry of `tests` is a dict with "name" and optionally "srcs" (by
     default <test name>.cc), "deps", "args", "pinned_args" (the pinned runs'
     arguments, by default "args"), "copts", "data", "size", "gtest_main"
-    (False: the test has its own main): a cc_test against `name`, and
+    (False: the test has its own main), "pch" (False: without the tests'
+    precompiled header, tools/test_pch.bzl): a cc_test against `name`, and
     <test name>_<level> against each pinned build (compiled with the same
     define, so that it can skip where the CPU lacks the level:
     isa_pin_runs_here()), tagged "pinned" (the bits of a clone are the
@@ -59,17 +61,19 @@ def isa_cloned_library(name, tests = [], pinned = True, **kwargs):
              ["pinned"])
             for level, pin in levels.items()
         ]:
-            cc_test(
-                name = t["name"] + suffix,
-                size = t.get("size", "small"),
-                srcs = t.get("srcs", [t["name"] + ".cc"]),
-                args = args,
-                copts = t.get("copts", []),
-                data = t.get("data", []),
-                local_defines = defines,
-                tags = tags,
-                deps = [":" + lib] + t.get("deps", []) + ([_GTEST_MAIN] if t.get("gtest_main", True) else []),
-            )
+            cc_test(name = t["name"] + suffix, **test_pch_attrs(
+                t.get("pch", True),
+                t.get("copts", []),
+                [":" + lib] + t.get("deps", []) + ([_GTEST_MAIN] if t.get("gtest_main", True) else []),
+                {
+                    "size": t.get("size", "small"),
+                    "srcs": t.get("srcs", [t["name"] + ".cc"]),
+                    "args": args,
+                    "data": t.get("data", []),
+                    "local_defines": defines,
+                    "tags": tags,
+                },
+            ))
 
 # A pinned binary's defines: lib/core/isa.h's POTTS_ISA_PIN for every compile.
 _LEVEL_COPTS = {

@@ -25,6 +25,7 @@ results (lib/core/parallel.h).
 """
 
 load("@rules_cc//cc:defs.bzl", "cc_binary", "cc_test")
+load("//tools:test_pch.bzl", "test_pch_attrs")
 
 StageThreadsInfo = provider(doc = "the value of //tools:stage_threads", fields = ["value"])
 
@@ -163,17 +164,14 @@ def science_test(name, data, srcs = None, deps = [], pipeline = True, **kwargs):
     DAG's outputs (`pipeline`: left out of the sanitizer runs, which would
     rerun every stage sanitized; docs/testing.md) or on the committed
     results/. From `name`.cc unless `srcs` says; links GoogleTest, JSON and
-    the project's readers."""
-    cc_test(
-        name = name,
-        size = kwargs.pop("size", "small"),
-        srcs = srcs if srcs != None else [name + ".cc"],
-        data = data,
-        tags = kwargs.pop("tags", []) + (["pipeline"] if pipeline else []),
-        deps = depset(deps + [
-            "//lib/core:io",
-            "//third_party:gtest_main",
-            "//third_party:nlohmann_json",
-        ]).to_list(),
-        **kwargs
-    )
+    the project's readers, with the tests' precompiled header unless
+    pch = False (tools/test_pch.bzl)."""
+    kwargs["size"] = kwargs.pop("size", "small")
+    kwargs["srcs"] = srcs if srcs != None else [name + ".cc"]
+    kwargs["data"] = data
+    kwargs["tags"] = kwargs.pop("tags", []) + (["pipeline"] if pipeline else [])
+    cc_test(name = name, **test_pch_attrs(kwargs.pop("pch", True), kwargs.pop("copts", []), depset(deps + [
+        "//lib/core:io",
+        "//third_party:gtest_main",
+        "//third_party:nlohmann_json",
+    ]).to_list(), kwargs))
