@@ -204,30 +204,37 @@ void FullPackedPanels::fill(arma::uword p, double* B) const {
   });
 }
 
-// Rows iC + a of dW: for j > i the first term of g_ij(a, .); for j < i the
-// second of g_ji(., a), which completes it. Rows arrive in increasing order
-// (panels in order, runs and rows within a panel in order), and row iC + a
-// precedes row jC + b when i < j: each first term is set before its second
-// is added.
+// Rows iC + a of dW, j > i: the first term of g_ij(a, .). Each entry of g
+// has one first term (row iC + a, i < j) and one second (complete: row
+// jC + b), and row iC + a is in the panel of row jC + b or an earlier one:
+// every first term is set before its second is added.
 void FullPackedPanels::drain(arma::uword p, const double* G) {
   const arma::uword C = C_;
   for_site_runs(p, n_, C, [&](arma::uword i, arma::uword a0, arma::uword t0, arma::uword t1) {
-    for (arma::uword j = 0; j < L_; ++j) {
+    for (arma::uword j = i + 1; j < L_; ++j) {
       const double* in = G + j * C * kRows;
-      if (j > i) {
-        double* g = g_ + block(i, j) + a0;
-        for (arma::uword b = 0; b < C; ++b)
-          for (arma::uword t = t0; t < t1; ++t) g[b * C + t - t0] = in[b * kRows + t];
-      } else if (j < i) {
-        const arma::uword o = block(j, i) + a0 * C;
-        double* g = g_ + o;
-        const double* x = xc_ + o;
-        for (arma::uword t = t0; t < t1; ++t)
-          for (arma::uword b = 0; b < C; ++b) {
-            const arma::uword k = (t - t0) * C + b;
-            g[k] = g[k] + in[b * kRows + t] + c_ * x[k];
-          }
-      }
+      double* g = g_ + block(i, j) + a0;
+      for (arma::uword b = 0; b < C; ++b)
+        for (arma::uword t = t0; t < t1; ++t) g[b * C + t - t0] = in[b * kRows + t];
+    }
+  });
+}
+
+// Rows iC + a of dW, j < i: the second term of g_ji(., a) and the penalty's,
+// which complete it.
+void FullPackedPanels::complete(arma::uword p, const double* G) {
+  const arma::uword C = C_;
+  for_site_runs(p, n_, C, [&](arma::uword i, arma::uword a0, arma::uword t0, arma::uword t1) {
+    for (arma::uword j = 0; j < i; ++j) {
+      const double* in = G + j * C * kRows;
+      const arma::uword o = block(j, i) + a0 * C;
+      double* g = g_ + o;
+      const double* x = xc_ + o;
+      for (arma::uword t = t0; t < t1; ++t)
+        for (arma::uword b = 0; b < C; ++b) {
+          const arma::uword k = (t - t0) * C + b;
+          g[k] = g[k] + in[b * kRows + t] + c_ * x[k];
+        }
     }
   });
 }
@@ -246,9 +253,9 @@ constexpr arma::uword kPanelsPerThread = 8;
 
 // body(p, B) for every panel p, each with a buffer B of its own (16 x n);
 // with K > 1 threads, K * 8 panels side by side in a round, 8 consecutive
-// ones per thread, then after(p, B) for the round's panels in order, on the
-// calling thread. A panel's arithmetic is the same whichever thread runs it
-// and drains keep their order, so the bits do not depend on K.
+// ones per thread, then after(p0, count, B, size) for the round's panels
+// p0.. p0 + count - 1 (buffer k at B + k size). A panel's arithmetic is the
+// same whichever thread runs it, so the bits do not depend on K.
 template <class Body, class After>
 void for_panels(const PanelBatch& pb, PanelWorkspace& work, Body body, After after) {
   const auto K = arma::uword(parallel_threads());
@@ -260,7 +267,7 @@ void for_panels(const PanelBatch& pb, PanelWorkspace& work, Body body, After aft
     parallel_ranges(count, [&](std::size_t b, std::size_t e) {
       for (std::size_t k = b; k < e; ++k) body(p0 + k, B + k * size);
     });
-    for (arma::uword k = 0; k < count; ++k) after(p0 + k, B + k * size);
+    after(p0, count, B, size);
   }
 }
 
@@ -280,7 +287,7 @@ void panel_logits_forward(PanelSource& source, const PanelBatch& pb, const std::
     }
     if (k < pb.used.size()) add_panel_columns(B, pb.cols + pb.used[k] * pb.L, pb.L, init, z + pb.used[k] * pb.rows);
   };
-  for_panels(pb, work, body, [](arma::uword, const double*) {});
+  for_panels(pb, work, body, [](arma::uword, arma::uword, const double*, arma::uword) {});
 }
 
 // -log p(s_i | s_\i) summed over the sites of sequence mu (column z of Z);
@@ -343,7 +350,16 @@ void panel_logits_backward(PanelSource& source, const PanelBatch& pb, PanelWorks
     }
     if (k < pb.used.size()) add_to_panel_columns(B, pb.cols + pb.used[k] * pb.L, pb.L, dz + pb.used[k] * pb.rows);
   };
-  for_panels(pb, work, body, [&](arma::uword p, const double* B) { source.drain(p, B); });
+  // The round's drains side by side, then its completions (PanelSource).
+  auto drain = [&](arma::uword p0, arma::uword count, const double* B, arma::uword size) {
+    parallel_ranges(count, [&](std::size_t b, std::size_t e) {
+      for (std::size_t k = b; k < e; ++k) source.drain(p0 + k, B + k * size);
+    });
+    parallel_ranges(count, [&](std::size_t b, std::size_t e) {
+      for (std::size_t k = b; k < e; ++k) source.complete(p0 + k, B + k * size);
+    });
+  };
+  for_panels(pb, work, body, drain);
 }
 
 }  // namespace

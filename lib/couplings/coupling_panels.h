@@ -17,9 +17,10 @@
 // same bits as the plain loops (//lib/couplings:coupling_models_test).
 //
 // Threads (lib/core/parallel.h): panels run side by side, 8 consecutive
-// ones per thread, and their dW panels are drained in order; the sequences'
-// cross-entropies side by side, summed in order; dh by elements. No sum
-// changes its order, so the bits do not depend on the thread count.
+// ones per thread, and their dW panels are drained side by side, in two
+// steps (PanelSource); the sequences' cross-entropies side by side, summed in
+// order; dh by elements. No sum changes its order, so the bits do not depend
+// on the thread count.
 #pragma once
 #include <vector>
 
@@ -35,9 +36,12 @@ class PanelSource {
   // Writes rows 16p..16p+15 of W into B (16 x n column-major; rows past n
   // zero).
   virtual void fill(arma::uword p, double* B) const = 0;
-  // Takes rows 16p..16p+15 of dW from G (same layout); called for p = 0, 1,
-  // ... in order.
+  // Takes rows 16p..16p+15 of dW from G (same layout) in two steps: drain
+  // for every panel of a round of panels, side by side, then complete for
+  // each of them, side by side. Rounds come in order; complete(p) may rely
+  // on the drains of panels up to p, and on nothing else.
   virtual void drain(arma::uword p, const double* G) = 0;
+  virtual void complete(arma::uword /*p*/, const double* /*G*/) {}
 };
 
 // W (and dW) as LC x LC matrices.
@@ -62,6 +66,7 @@ class FullPackedPanels : public PanelSource {
   FullPackedPanels(const double* xc, arma::uword L, arma::uword C, double* g, double c);
   void fill(arma::uword p, double* B) const override;
   void drain(arma::uword p, const double* G) override;
+  void complete(arma::uword p, const double* G) override;
 
  private:
   // Offset of block (i, j), i < j, in the packing.

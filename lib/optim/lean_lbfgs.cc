@@ -1,6 +1,7 @@
 #include "lib/optim/lean_lbfgs.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -10,6 +11,7 @@
 #include <sys/mman.h>
 
 #include "lib/core/error.h"
+#include "lib/core/parallel.h"
 
 namespace potts {
 
@@ -19,11 +21,57 @@ constexpr int kLanes = 8;
 
 double combine(const double* s) { return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7])); }
 
+// Elementwise passes: f(k) for every k, cut into contiguous ranges on
+// parallel_ranges (lib/core/parallel.h). Each element is computed by the same
+// operations whichever thread runs it: the same bits at any thread count.
+constexpr std::size_t kMinPerRange = std::size_t(1) << 15;
+
+template <class F>
+void each(arma::uword n, F f) {
+  parallel_ranges(
+      n,
+      [&f](std::size_t begin, std::size_t end) {
+        for (std::size_t k = begin; k < end; ++k) f(k);
+      },
+      kMinPerRange);
+}
+
 bool finite(const arma::vec& v) {
   const double* p = v.memptr();
-  for (arma::uword k = 0; k < v.n_elem; ++k)
-    if (!std::isfinite(p[k])) return false;
-  return true;
+  std::atomic<bool> all{true};  // a conjunction: the same whichever range sets it
+  parallel_ranges(
+      v.n_elem,
+      [&](std::size_t begin, std::size_t end) {
+        for (std::size_t k = begin; k < end; ++k)
+          if (!std::isfinite(p[k])) {
+            all.store(false, std::memory_order_relaxed);
+            return;
+          }
+      },
+      kMinPerRange);
+  return all.load();
+}
+
+// The lane sums of term(k) over k < n, lane k mod 8 (the class comment), in
+// eight named accumulators over whole blocks of eight: the same additions in
+// the same order as lanes[k % 8] += term(k), kept in registers.
+template <class Term>
+void lane_sums(arma::uword n, Term term, double* lanes) {
+  double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0, a4 = 0.0, a5 = 0.0, a6 = 0.0, a7 = 0.0;
+  arma::uword b = 0;
+  for (; b + kLanes <= n; b += kLanes) {
+    a0 += term(b);
+    a1 += term(b + 1);
+    a2 += term(b + 2);
+    a3 += term(b + 3);
+    a4 += term(b + 4);
+    a5 += term(b + 5);
+    a6 += term(b + 6);
+    a7 += term(b + 7);
+  }
+  const double acc[kLanes] = {a0, a1, a2, a3, a4, a5, a6, a7};
+  for (int l = 0; l < kLanes; ++l) lanes[l] = acc[l];
+  for (arma::uword k = b; k < n; ++k) lanes[k - b] += term(k);
 }
 
 // s.y and y.y for s = xt - x, y = gt - g, in one pass (nothing stored).
@@ -31,11 +79,16 @@ std::pair<double, double> pair_products(const arma::vec& x, const arma::vec& xt,
                                         const arma::vec& gt) {
   double sy[kLanes] = {}, yy[kLanes] = {};
   const double *a = x.memptr(), *at = xt.memptr(), *b = g.memptr(), *bt = gt.memptr();
-  for (arma::uword k = 0; k < x.n_elem; ++k) {
+  const arma::uword n = x.n_elem;
+  auto add = [&](arma::uword k, int l) {
     const double s = at[k] - a[k], y = bt[k] - b[k];
-    sy[k % kLanes] += s * y;
-    yy[k % kLanes] += y * y;
-  }
+    sy[l] += s * y;
+    yy[l] += y * y;
+  };
+  arma::uword k = 0;
+  for (; k + kLanes <= n; k += kLanes)  // constant lanes: the sums stay in registers
+    for (int l = 0; l < kLanes; ++l) add(k + l, l);
+  for (int l = 0; k < n; ++k, ++l) add(k, l);
   return {combine(sy), combine(yy)};
 }
 
@@ -70,10 +123,11 @@ class Slab {
 
 double lane_dot(const arma::vec& a, const arma::vec& b) {
   if (a.n_elem != b.n_elem) throw std::logic_error("lane_dot: vectors of different lengths");
-  double s[kLanes] = {};
+  double s[kLanes];
   const double* x = a.memptr();
   const double* y = b.memptr();
-  for (arma::uword k = 0; k < a.n_elem; ++k) s[k % kLanes] += x[k] * y[k];
+  const auto term = [x, y](arma::uword k) { return x[k] * y[k]; };
+  lane_sums(a.n_elem, term, s);
   return combine(s);
 }
 
@@ -142,19 +196,23 @@ LbfgsResult LeanLbfgs::finish(LbfgsStatus status) {
 
 // d = -H g by the two-loop recursion (q in d); returns g.d.
 double LeanLbfgs::direction() {
-  d_ = g_;
+  double* d = d_.memptr();
+  const double* g = g_.memptr();
+  each(n_, [d, g](arma::uword i) { d[i] = g[i]; });
   for (std::size_t k = 0; k < count_; ++k) {  // newest to oldest
     const std::size_t s = (newest_ + m_ - k) % m_;
-    alpha_[s] = rho_[s] * lane_dot(S_[s], d_);
-    d_ -= alpha_[s] * Y_[s];
+    const double a = alpha_[s] = rho_[s] * lane_dot(S_[s], d_);
+    const double* y = Y_[s].memptr();
+    each(n_, [d, y, a](arma::uword i) { d[i] -= a * y[i]; });
   }
-  if (count_ > 0) d_ *= gamma_;
+  if (count_ > 0) each(n_, [d, c = gamma_](arma::uword i) { d[i] *= c; });
   for (std::size_t k = count_; k-- > 0;) {  // oldest to newest
     const std::size_t s = (newest_ + m_ - k) % m_;
     const double beta = rho_[s] * lane_dot(Y_[s], d_);
-    d_ += (alpha_[s] - beta) * S_[s];
+    const double* v = S_[s].memptr();
+    each(n_, [d, v, c = alpha_[s] - beta](arma::uword i) { d[i] += c * v[i]; });
   }
-  d_ = -d_;
+  each(n_, [d](arma::uword i) { d[i] = -d[i]; });
   return lane_dot(g_, d_);
 }
 
@@ -168,13 +226,13 @@ bool LeanLbfgs::line_search(int it, double& ft) {
   for (int attempt = 0; attempt < 2; ++attempt) {
     if (steepest) {
       count_ = 0;
-      d_ = -g_;
+      each(n_, [d = d_.memptr(), g = g_.memptr()](arma::uword i) { d[i] = -g[i]; });
       dphi = -lane_dot(g_, g_);
       a = 1.0 / std::max(1.0, std::sqrt(-dphi));
     }
     bool seen_finite = false;
     for (int ls = 0; ls < o_.max_line_search; ++ls) {
-      xt_ = x_ + a * d_;
+      each(n_, [xt = xt_.memptr(), x = x_.memptr(), d = d_.memptr(), a](arma::uword i) { xt[i] = x[i] + a * d[i]; });
       ft = f_(xt_, gt_);
       ++r_.evaluations;
       if (!std::isfinite(ft) || !finite(gt_)) {
@@ -204,8 +262,12 @@ void LeanLbfgs::remember() {
   const auto [sy, yy] = pair_products(x_, xt_, g_, gt_);
   if (sy > std::numeric_limits<double>::epsilon() * yy) {
     newest_ = (newest_ + 1) % m_;
-    S_[newest_] = xt_ - x_;
-    Y_[newest_] = gt_ - g_;
+    double *sv = S_[newest_].memptr(), *yv = Y_[newest_].memptr();
+    const double *xt = xt_.memptr(), *x = x_.memptr(), *gt = gt_.memptr(), *g = g_.memptr();
+    each(n_, [=](arma::uword i) {
+      sv[i] = xt[i] - x[i];
+      yv[i] = gt[i] - g[i];
+    });
     rho_[newest_] = 1.0 / sy;
     gamma_ = sy / yy;
     count_ = std::min(count_ + 1, m_);

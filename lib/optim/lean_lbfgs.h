@@ -26,7 +26,10 @@
 //
 // Deterministic: reductions are summed in eight fixed lanes, element k in
 // lane k mod 8, the lanes combined pairwise in a fixed order (lane_dot), so
-// every CPU gives the same iterates whatever its vector width; no threads.
+// every CPU gives the same iterates whatever its vector width. The reductions
+// run on the calling thread; the elementwise passes (the direction's updates,
+// the trial point, the new pair) on parallel_ranges (lib/core/parallel.h),
+// each element by the same operations: the same bits at any thread count.
 //
 // Tested by //lib/optim:lean_lbfgs_test.
 #pragma once

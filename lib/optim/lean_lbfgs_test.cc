@@ -5,9 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "lib/core/error.h"
+#include "lib/core/parallel.h"
 #include "lib/core/rng.h"
 #include "lib/optim/test_problems.h"
 
@@ -85,6 +87,49 @@ TEST(LeanLbfgs, LaneDotSumsInFixedLanes) {
   EXPECT_EQ(lane_dot(a, ones), 1.0);
   EXPECT_EQ(ordered_dot(a, ones), 0.0);
   EXPECT_THROW(lane_dot(a, arma::vec(3, arma::fill::ones)), std::logic_error);
+}
+
+// The lane sums kept in registers (lane_sums) against lane k mod 8 written
+// out, bit for bit, at lengths with every remainder mod 8.
+TEST(LeanLbfgs, LaneDotIsTheLaneFormulaBitForBit) {
+  Rng rng(7, 0);
+  for (arma::uword n : {0u, 1u, 7u, 8u, 9u, 15u, 16u, 17u, 63u, 1001u, 100003u}) {
+    arma::vec a(n), b(n);
+    for (arma::uword k = 0; k < n; ++k) {
+      a(k) = rng.normal() * std::exp(10.0 * rng.uniform());
+      b(k) = rng.normal();
+    }
+    double s[8] = {};
+    for (arma::uword k = 0; k < n; ++k) s[k % 8] += a(k) * b(k);
+    const double want = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+    const double got = lane_dot(a, b);
+    EXPECT_EQ(std::memcmp(&got, &want, sizeof got), 0) << "n = " << n << ": " << got << " vs " << want;
+  }
+}
+
+// The elementwise passes run on parallel_ranges: the iterates are the same
+// bits at 1, 2 and 3 threads, on a problem long enough (200 000 parameters)
+// that every pass is cut into ranges.
+TEST(LeanLbfgs, SameBitsAtEveryThreadCount) {
+  LbfgsOptions o;
+  o.memory = 4;
+  o.max_iterations = 25;
+  o.gradient_tolerance = 0.0;
+  const arma::vec x0 = rosenbrock_start(200000);
+  std::vector<LbfgsResult> runs;
+  for (int threads : {1, 2, 3}) {
+    set_parallel_threads(threads);
+    runs.push_back(lean_lbfgs_minimize(rosenbrock, x0, o));
+  }
+  set_parallel_threads(1);
+  ASSERT_EQ(runs[0].iterations, 25);
+  for (std::size_t t = 1; t < runs.size(); ++t) {
+    EXPECT_EQ(runs[t].evaluations, runs[0].evaluations) << t + 1 << " threads";
+    EXPECT_EQ(std::memcmp(&runs[t].value, &runs[0].value, sizeof(double)), 0) << t + 1 << " threads";
+    ASSERT_EQ(runs[t].x.n_elem, runs[0].x.n_elem);
+    EXPECT_EQ(std::memcmp(runs[t].x.memptr(), runs[0].x.memptr(), runs[0].x.n_elem * sizeof(double)), 0)
+        << t + 1 << " threads";
+  }
 }
 
 }  // namespace
