@@ -86,7 +86,7 @@ std::pair<double, double> pair_products(const arma::vec& x, const arma::vec& xt,
     yy[l] += y * y;
   };
   arma::uword k = 0;
-  for (; k + kLanes <= n; k += kLanes)  // constant lanes: the sums stay in registers
+  for (; k + kLanes <= n; k += kLanes)  // lane l at a fixed place: vectorised across lanes, same sums
     for (int l = 0; l < kLanes; ++l) add(k + l, l);
   for (int l = 0; k < n; ++k, ++l) add(k, l);
   return {combine(sy), combine(yy)};
