@@ -111,6 +111,8 @@ void maps_forward(const AttentionPottsSpec& s, const arma::vec& x, AttentionPott
       double* scores = work.maps.colptr(h * L);  // St(j, i) = q_i . k_j / sqrt(d)
       dense_product(true, false, L, L, d, k, d, q, d, scores, L);
       for (arma::uword e = 0; e < L * L; ++e) scores[e] *= scale;
+      // Softmax over j != i, one vector exp for the whole map: not
+      // log_softmax.h's order, on purpose (probabilities, the diagonal out).
       for (arma::uword i = 0; i < L; ++i) {
         double* col = scores + i * L;
         const double mx = std::max(range_max(col, i), range_max(col + i + 1, L - i - 1));

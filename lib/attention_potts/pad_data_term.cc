@@ -144,6 +144,8 @@ double cross_entropy_forward(arma::uword L, arma::uword C, const arma::imat& bat
           std::fill(z, z + C, 0.0);
           continue;
         }
+        // Not log_softmax.h's site_cross_entropy, on purpose: one vector
+        // exp (exp_nonpositive), and the gradient from e / sum, not exp(z - lse).
         double mx = z[0];
         for (arma::uword a = 1; a < C; ++a) mx = std::max(mx, z[a]);
         for (arma::uword a = 0; a < C; ++a) e[a] = z[a] - mx;

@@ -78,7 +78,7 @@ arma::mat softmax_attention(const arma::mat& Q, const arma::mat& K) {
   const arma::uword L = Q.n_rows;
   arma::mat S = mm(Q, false, K, true) / std::sqrt(double(Q.n_cols));
   arma::mat A(L, L, arma::fill::zeros);
-  for (arma::uword i = 0; i < L; ++i) {
+  for (arma::uword i = 0; i < L; ++i) {  // over j != i: not log_softmax.h's sum, on purpose
     double mx = -arma::datum::inf;
     for (arma::uword j = 0; j < L; ++j)
       if (j != i) mx = std::max(mx, S(i, j));

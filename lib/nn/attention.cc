@@ -107,7 +107,8 @@ __attribute__((always_inline)) inline void attention_forward_group(const T* cons
   for (int r = 0; r < R; ++r)
     for (arma::uword c = 0; c < d; ++c) w[r * d + c] = qv[r][c] * scale;
   key_sums<T, kD, R>(p0, Kt, w, L, d);
-  // P[:, q] = softmax(S[:, q])
+  // P[:, q] = softmax(S[:, q]): probabilities, R columns at once and one
+  // vector exp, not log_softmax.h's log-sum-exp (on purpose: speed and float)
   T mx[R], z[R];
   for (int r = 0; r < R; ++r) mx[r] = p0[r * L];
   for (arma::uword k = 1; k < L; ++k)

@@ -240,6 +240,8 @@ POTTS_ISA_CLONED_AVX2 double cross_entropy_forward(Mat<Real>& probs, const Mat<R
       for (arma::uword a = 0; a < C; ++a) buf[a * kBlock + w] = z[a];
     }
     // shifted logits z - max(z) <= 0, one exp over the block, normalisation
+    // (not log_softmax.h's order on purpose: one vector exp for kBlock
+    // columns, in float or double, and p kept for the backward pass)
     for (arma::uword w = 0; w < kBlock; ++w) mx[w] = buf[w];
     for (arma::uword a = 1; a < C; ++a)
       for (arma::uword w = 0; w < kBlock; ++w) mx[w] = std::max(mx[w], buf[a * kBlock + w]);
@@ -294,6 +296,7 @@ POTTS_ISA_CLONED_AVX2 double cross_entropy_rows_forward(Mat<Real>& probs_t, cons
     for (arma::uword k = 0; k < n; ++k) mx[k] = std::max(mx[k], z[k]);
   }
   // shifted logits z - max(z) <= 0, one exp over the block, normalisation
+  // (not log_softmax.h's order on purpose: rows side by side, one vector exp)
   for (arma::uword a = 0; a < C; ++a) {
     const Real* z = Zt.colptr(a);
     Real* p = probs_t.colptr(a);
