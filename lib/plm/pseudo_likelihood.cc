@@ -4,6 +4,7 @@
 #include <string>
 
 #include "lib/core/error.h"
+#include "lib/core/log_softmax.h"
 
 namespace potts {
 
@@ -78,7 +79,7 @@ double plm_objective(const PlmModel& m, const arma::imat& s, const PlmPenalty& p
   const arma::uword L = m.L, C = m.C, M = s.n_rows;
   check_sequences(s, L, C);
   const double norm = 1.0 / double(M * L);
-  arma::vec z(L * C), dz(L * C);
+  arma::vec z(L * C);
   arma::mat G;  // dLoss / dW for the full (LC x LC) matrix, before symmetrising
   arma::vec dh;
   if (grad) {
@@ -88,24 +89,14 @@ double plm_objective(const PlmModel& m, const arma::imat& s, const PlmPenalty& p
   double loss = 0.0;
   for (arma::uword mu = 0; mu < M; ++mu) {
     plm_logits(z, m, s, mu);
-    for (arma::uword i = 0; i < L; ++i) {
-      const double* zi = z.memptr() + i * C;
-      double mx = zi[0];
-      for (arma::uword a = 1; a < C; ++a) mx = std::max(mx, zi[a]);
-      double sum = 0.0;
-      for (arma::uword a = 0; a < C; ++a) sum += std::exp(zi[a] - mx);
-      const double lse = mx + std::log(sum);
-      loss -= zi[s(mu, i)] - lse;  // -log p(s_i | s_\i)
-      if (grad) {
-        // d(-log p)/dz_i(a) = p(a) - [a == s_i]
-        for (arma::uword a = 0; a < C; ++a) dz(i * C + a) = norm * std::exp(zi[a] - lse);
-        dz(i * C + s(mu, i)) -= norm;
-      }
-    }
+    // -log p(s_i | s_\i) per site; with grad, z_i becomes its gradient
+    // times norm, p(a) - [a == s_i] (lib/core/log_softmax.h).
+    for (arma::uword i = 0; i < L; ++i)
+      loss += site_cross_entropy(z.memptr() + i * C, C, arma::uword(s(mu, i)), norm, grad);
     if (grad) {
       // forward: z += W.col(j C + s_j) for every j, so dW.col(j C + s_j) += dz
-      dh += dz;
-      for (arma::uword j = 0; j < L; ++j) G.col(j * C + s(mu, j)) += dz;
+      dh += z;
+      for (arma::uword j = 0; j < L; ++j) G.col(j * C + s(mu, j)) += z;
     }
   }
   loss *= norm;
