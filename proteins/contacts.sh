@@ -106,9 +106,9 @@ workspace="${POTTS_CONTACTS_WORKSPACE:-${BUILD_WORKSPACE_DIRECTORY:-}}"
   die "no workspace: run through tools/bazel run //proteins:contacts (or set POTTS_CONTACTS_WORKSPACE)" 1
 
 # The choices and files as one JSON value (python's json, never by hand).
-options=$(python3 - "$msa" "$pdb" "$format" "$query" "${first:-1}" "$models" "$seeds" "$hold_out" "$quick" <<'PY'
+options=$(python3 - "$msa" "$pdb" "$format" "$query" "${first:-1}" "$models" "$seeds" "$hold_out" "$quick" "$threads" <<'PY'
 import hashlib, json, os, sys
-msa, pdb, fmt, query, first, models, seeds, hold_out, quick = sys.argv[1:]
+msa, pdb, fmt, query, first, models, seeds, hold_out, quick, threads = sys.argv[1:]
 def sha(p):
     h = hashlib.sha256()
     with open(p, "rb") as f:
@@ -119,7 +119,7 @@ name = os.path.basename(msa)
 o = {"msa": msa, "msa_name": name, "msa_sha256": sha(msa), "pdb": pdb, "pdb_name": os.path.basename(pdb),
      "pdb_sha256": sha(pdb) if pdb else "", "format": fmt, "query": query, "first_residue": int(first),
      "models": models.split(","), "seeds": int(seeds), "hold_out": hold_out == "true", "quick": quick == "true",
-     "target": os.path.splitext(name)[0]}
+     "target": os.path.splitext(name)[0], "threads": int(threads)}
 print(json.dumps(o, sort_keys=True))
 PY
 )
@@ -128,11 +128,20 @@ PY
 startup=(${POTTS_CONTACTS_STARTUP_FLAGS:-})
 # shellcheck disable=SC2206
 extra=(${POTTS_CONTACTS_BUILD_FLAGS:-})
-flags=("--repo_env=POTTS_CONTACTS=$options" "--//tools:stage_threads=$threads" ${extra[@]+"${extra[@]}"})
+# The thread count is one of the choices (the stages' attribute), not
+# --//tools:stage_threads: a build option that differs from the outer `bazel
+# run`'s would discard Bazel's analysis cache at every call.
+flags=("--repo_env=POTTS_CONTACTS=$options" ${extra[@]+"${extra[@]}"})
 echo "contacts: building //proteins:user_all (${#chosen[@]} predictors, $threads threads per threaded step)" >&2
 (cd "$workspace" && tools/bazel ${startup[@]+"${startup[@]}"} build "${flags[@]}" //proteins:user_all) ||
   die "a step failed (Bazel's message above names it)" 1
-bin=$(cd "$workspace" && tools/bazel ${startup[@]+"${startup[@]}"} info "${flags[@]}" bazel-bin 2>/dev/null)/proteins
+# The build's bazel-bin symlink where it makes one (a second Bazel call,
+# `info`, costs about a second), else `info`.
+if [[ " ${extra[*]-} " != *" --symlink_prefix="* && -d $workspace/bazel-bin/proteins ]]; then
+  bin=$(readlink -f "$workspace/bazel-bin")/proteins
+else
+  bin=$(cd "$workspace" && tools/bazel ${startup[@]+"${startup[@]}"} info "${flags[@]}" bazel-bin 2>/dev/null)/proteins
+fi
 
 # DIR/<step>/: each step's outputs, as its record lists them, and the record
 # (the family is "family"), for the steps this build made (user_notes.json);

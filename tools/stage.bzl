@@ -78,7 +78,7 @@ def _stage_impl(ctx):
         args.add("--out", "%s=%s" % (k, outs[k].path))
     args.add("--provenance", prov)
     if ctx.attr.threaded:
-        args.add("--threads", str(ctx.attr._threads[StageThreadsInfo].value))
+        args.add("--threads", str(ctx.attr.threads or ctx.attr._threads[StageThreadsInfo].value))
     ctx.actions.run(
         executable = ctx.executable.tool,
         arguments = [args],
@@ -118,6 +118,12 @@ _stage = rule(
         ),
         "record_code_version": attr.bool(default = True, doc = "pass the volatile workspace status (git commit)"),
         "threaded": attr.bool(default = False, doc = "pass --threads from //tools:stage_threads"),
+        "threads": attr.int(
+            default = 0,
+            doc = "a threaded stage's --threads where not 0, in place of //tools:stage_threads (the contacts " +
+                  "front end's --threads, which as an attribute leaves the build's options and so Bazel's " +
+                  "analysis cache as they are)",
+        ),
         "reads_records": attr.bool(
             default = False,
             doc = "also pass the upstream stages' provenance.json (the figures and the paper, which name their sources)",

@@ -76,7 +76,8 @@ def run_keys(predictor, options):
 
 def contact_family(name, options, msa, structure = None):
     """The fits of `options` (the front end's: format, query, first_residue,
-    models, seeds, hold_out, quick, target) on `msa`, and their reports."""
+    models, seeds, hold_out, quick, target, threads) on `msa`, and their
+    reports."""
     quick = options["quick"]
     prefix = "quick_" if quick else ""
     chosen = options["models"]
@@ -119,6 +120,7 @@ def contact_family(name, options, msa, structure = None):
         plm_pad = "plm_pad" in chosen,
         score = False,
         package = "//stages/proteins:",
+        threads = options.get("threads", 0),
     )
     contact_report(name, ":" + name, runs, chosen, options, structure != None,
                    steps = [name] + ([name + "_msa"] if options["format"] != "aln" else []))

@@ -158,9 +158,10 @@ FIT_STAGES = {
     "plm_pad": struct(tool = "//stages/proteins:plm_pad", config = "configs/%s%s.json", threaded = True),
 }
 
-def coupling_runs(family, runs, config_prefix, kind = "couplings", package = ""):
+def coupling_runs(family, runs, config_prefix, kind = "couplings", package = "", threads = 0):
     """The fit stages <family>_cm_<run>[_s<seed>] of one kind; {label: predictor key}.
-    `package` prefixes the config labels ("//stages/proteins:" from another package)."""
+    `package` prefixes the config labels ("//stages/proteins:" from another package);
+    `threads`, where not 0, is their --threads (the stage rule's attribute)."""
     fit = FIT_STAGES[kind]
     out = {}
     for run, seeds in runs.items():
@@ -173,6 +174,7 @@ def coupling_runs(family, runs, config_prefix, kind = "couplings", package = "")
                 outs = COUPLING_OUTS,
                 seed = seed,
                 threaded = fit.threaded,
+                threads = threads,
                 tool = fit.tool,
             )
             out[":%s_%s" % (family, key)] = key
@@ -210,11 +212,12 @@ def score_skips(runs, trained):
 
 def protein_family(name, config, msa, models, structure = None, config_prefix = "", baselines = BASELINES,
                    couplings = {}, attention = {}, score_outs = SCORE_OUTS, score_config = None, plm = True,
-                   plm_pad = True, score = True, package = ""):
+                   plm_pad = True, score = True, package = "", threads = 0):
     """The branch's stages; returns its fits as {label: predictor key}. `plm`,
     `plm_pad` and `score` leave out those stages when False; `package`
     prefixes the config labels, for a family declared in another package
-    (//proteins:contacts)."""
+    (//proteins:contacts); `threads`, where not 0, is the threaded stages'
+    --threads in place of //tools:stage_threads."""
     inputs = {msa: "msa"}
     if structure:
         inputs[structure] = "structure"
@@ -239,6 +242,7 @@ def protein_family(name, config, msa, models, structure = None, config_prefix = 
                 outs = TRAIN_OUTS,
                 seed = seed,
                 threaded = True,
+                threads = threads,
                 tool = "//stages/proteins:train",
             )
             runs[":%s_%s" % (name, run)] = run
@@ -267,10 +271,11 @@ def protein_family(name, config, msa, models, structure = None, config_prefix = 
             tool = "//stages/proteins:freecontact",
         )
         runs[":%s_%s" % (name, profile)] = profile
-    runs.update(coupling_runs(name, couplings, config_prefix, package = package))
-    runs.update(coupling_runs(name, attention, config_prefix, kind = "attention", package = package))
+    runs.update(coupling_runs(name, couplings, config_prefix, package = package, threads = threads))
+    runs.update(coupling_runs(name, attention, config_prefix, kind = "attention", package = package, threads = threads))
     if plm_pad:
-        runs.update(coupling_runs(name, PLM_PAD_RUNS, config_prefix, kind = "plm_pad", package = package))
+        runs.update(coupling_runs(name, PLM_PAD_RUNS, config_prefix, kind = "plm_pad", package = package,
+                                  threads = threads))
     if structure and score:
         score_inputs = dict(runs)
         score_inputs[":" + name] = "family"
