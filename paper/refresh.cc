@@ -9,8 +9,12 @@
 //   tools/bazel run //paper:refresh -- --plan     what would run, and its recorded cost
 //   tools/bazel run //paper:refresh               run it, then collect
 //
+//   tools/bazel run //paper:refresh -- --regenerate
+//                                       the same, keeping new bytes: a change that
+//                                       alters results reruns only what lies below it
+//
 // Exit status 0: results/ is current or was refreshed; 1: a stage differs
-// or failed (nothing written: regenerate with //paper:all); 2: usage.
+// (without --regenerate) or failed, and nothing was written; 2: usage.
 #include <cstdlib>
 #include <iostream>
 
@@ -35,6 +39,9 @@ int main(int argc, char** argv) {
                "build the tools and list what would run: the stages whose action changed, the stages reading their "
                "records, and the upstream stages rerun to supply inputs that results/ does not hold, each with its "
                "record's wall time; run nothing");
+  app.add_flag("--regenerate", o.regenerate,
+               "keep a science stage's new bytes instead of refusing them (a change that alters results): every "
+               "stage below it reruns on them, and its line says NEW; the rest of results/ keeps its bytes");
   if (const int rc = potts::parse_arguments(app, argc, argv); rc >= 0) return rc;
   potts::finish_rebuilder_options(o, "potts_attention_refresh");
   try {

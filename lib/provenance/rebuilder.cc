@@ -227,8 +227,9 @@ Outcome Rebuilder::run_stage(const std::string& target, std::size_t index) {
     return out;
   }
   // Every data output against its record (the record itself is new: times).
-  // A refreshed presentation stage keeps what it wrote.
-  const bool replace = refresh_ && reads_records(target);
+  // A refreshed presentation stage keeps what it wrote; with --regenerate,
+  // a science stage too.
+  const bool replace = refresh_ && (reads_records(target) || o_.regenerate);
   for (const auto& [key, path] : a.pairs("--out")) {
     const std::string want = r["outputs"].contains(key) ? r["outputs"][key].value("sha256", "") : "(not in the record)";
     const std::string got = sha256_file(dir + "/" + path);

@@ -107,8 +107,9 @@ int Refresher::supply(const std::string& target, std::size_t index) {
     Outcome o = run_stage(up, 100000 + index * 100 + supplied_.size());
     refresh_ = true;
     const bool ok = o.kind == Outcome::Equal || o.kind == Outcome::Replaced;
-    std::printf("%-8s %s (upstream, rerun to supply inputs): %.1f core-s%s%s\n", ok ? "equal" : "DIFFERS", up.c_str(),
-                o.core_seconds, o.detail.empty() ? "" : "; ", o.detail.c_str());
+    const char* what = !ok ? "DIFFERS" : o.kind == Outcome::Replaced ? "NEW" : "equal";
+    std::printf("%-8s %s (upstream, rerun to supply inputs): %.1f core-s%s%s\n", what, up.c_str(), o.core_seconds,
+                o.detail.empty() ? "" : "; ", o.detail.c_str());
     if (!ok) ++bad;
     if (!changed) supplied_.insert(up);
     if (changed) ++ran_;
@@ -166,7 +167,7 @@ int Refresher::run_changed(const std::vector<std::string>& order) {
     Outcome o = run_stage(t, i);
     ++ran_;
     const char* what = o.kind == Outcome::Equal      ? "same"
-                       : o.kind == Outcome::Replaced ? "redrawn"
+                       : o.kind == Outcome::Replaced ? (reads_records(t) ? "redrawn" : "NEW")
                        : o.kind == Outcome::Differs  ? "DIFFERS"
                        : o.kind == Outcome::Failed   ? "FAILED"
                                                      : "STALE";
@@ -262,7 +263,7 @@ int Refresher::run() {
   if (bad) {
     std::printf(
         "refresh: nothing written: a stage does not reproduce its recorded outputs, so the change is a "
-        "regeneration (tools/bazel run //paper:all)\n");
+        "regeneration (--regenerate, or tools/bazel run //paper:all)\n");
     return 1;
   }
   if (ran_ == 0) {

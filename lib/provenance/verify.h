@@ -67,6 +67,9 @@ struct VerifyOptions {
   bool keep = false;         // keep the scratch directory
   bool plan_only = false;    // print the choice and its recorded cost, run nothing
   bool with_inputs = false;  // rebuild every upstream stage too, instead of taking its outputs by hash
+  // A refresh that keeps a science stage's new bytes (a change that alters
+  // results): the stages below it rerun on them, as presentation stages do.
+  bool regenerate = false;
 };
 
 // Why `scratch` cannot be the rebuilder's scratch directory, or "": it must

@@ -23,6 +23,9 @@
 # every data file keeps its bytes and the tree passes its audit. After a
 # change that alters the sample's output (its configuration), the refresh
 # names the stage as DIFFERS, exits 1 and leaves the tree byte for byte.
+# With --regenerate, a change of what the replica stage writes is kept: NEW,
+# the stages below it rerun, only data files below it change, and the tree
+# passes its audit.
 #
 # Nested Bazel has its own output base; compiles come from the outer build's
 # disk cache (nested_bazel.sh). The build is cacheable
@@ -164,3 +167,30 @@ grep -aqE '^DIFFERS +//stages/sample:quick ' "$work/refresh2.log" || { tail -20 
 grep -aq 'nothing written' "$work/refresh2.log" || fail "refresh did not say it wrote nothing"
 [[ $whole == "$(cd "$work/rq" && find . -type f -exec sha256sum {} + | sort)" ]] || fail "a refused refresh changed the tree"
 echo "refresh refused a change of the sample's output (DIFFERS, exit 1) and left the tree byte for byte"
+
+# The same kind of change with --regenerate, on a stage with little below it
+# (the replica solve's grid): its new bytes are kept (NEW), the stages below
+# it rerun on them, no other data file changes, and the tree passes its audit.
+sed -i 's/"burn_in_sweeps": 1001/"burn_in_sweeps": 1000/' "$cfg"
+rcfg="$src/stages/replica/configs/quick.json"
+sed -i 's/"points_per_decade": 40/"points_per_decade": 41/' "$rcfg"
+grep -q '"points_per_decade": 41' "$rcfg" || fail "$rcfg: the grid to edit is not there"
+before=$(data_files "$work/rq")
+refresh "$work/refresh3.log" --regenerate
+grep -aE '^(same|equal|redrawn|NEW|DIFFERS|FAILED|STALE|refresh:|AUDIT)' "$work/refresh3.log" || true
+[[ $rc -eq 0 ]] || { tail -30 "$work/refresh3.log" >&2; fail "refresh --regenerate exited $rc, expected 0"; }
+grep -aqE '^NEW +//stages/replica:quick ' "$work/refresh3.log" ||
+  fail "refresh --regenerate did not keep the replica stage's new bytes (NEW)"
+! grep -aqE '^[A-Za-z]+ +//stages/sample:' "$work/refresh3.log" || fail "refresh --regenerate reran a sample stage"
+changed=$(diff <(echo "$before") <(data_files "$work/rq") | grep -E '^[<>]' | awk '{ print $3 }' | sort -u)
+[[ -n $changed ]] || fail "no data file changed after --regenerate of a changed replica grid"
+while read -r f; do
+  [[ $f == ./replica/* || $f == ./claims/* ]] || fail "$f changed, though no stage that writes it lies below the replica stage"
+done <<<"$changed"
+recorded=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["config_sha256"])' \
+  "$work/rq/provenance/replica.quick.json")
+[[ $recorded == "$(sha256sum "$rcfg" | cut -d' ' -f1)" ]] || fail "the replica stage's record does not name its new configuration"
+(cd "$src" && env "${OUTER_ENV[@]}" tools/bazel --batch --output_base="$work/ob" run --symlink_prefix=/ \
+  "${OUTER_CACHE_FLAGS[@]}" //paper:audit_tree -- "$work/rq") >"$work/audit3.log" 2>&1 ||
+  { tail -20 "$work/audit3.log" >&2; fail "the regenerated tree fails //paper:audit_tree"; }
+echo "refresh --regenerate kept the replica stage's new bytes; $(wc -l <<<"$changed") data files changed, all below it"
