@@ -215,9 +215,15 @@ void Refresher::collect() {
     const bool record = rel == "provenance/" + record_name(t);
     const auto d = supplied_.count(t) ? done_.end() : done_.find(t);
     std::string from = o_.results + "/" + rel;
+    // A rerun output by where the collector puts it: a figure's summary.json
+    // is figures/<name>.summary.json (names.h).
+    const auto r = recs_.find(t);
+    const std::string stage = r == recs_.end() ? "" : r->second.record.value("stage", std::string());
     if (d != done_.end())
-      for (const auto& [exec, file] : d->second.outputs)
-        if (fs::path(exec).filename() == (record ? "provenance.json" : base)) from = file;
+      for (const auto& [exec, file] : d->second.outputs) {
+        const std::string name = fs::path(exec).filename().string();
+        if (record ? name == "provenance.json" : destination(t, stage, name) == rel) from = file;
+      }
     place(from, record ? "refresh/" + record_name(t) + "/provenance.json" : short_path);
     e.files.push_back(record ? "refresh/" + record_name(t) + "/provenance.json" : short_path);
     if (!record) e.patterns.push_back(base);
