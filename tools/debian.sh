@@ -5,8 +5,9 @@ ensure_debian_packages() {  # ensure_debian_packages PROGRAM PACKAGE...
   local prog=$1 p installed missing=()
   shift
   # One dpkg-query for every package (one call each cost ~18 ms, half a
-  # second per Bazel call); unknown packages print nothing.
-  installed=" $(dpkg-query -W -f='${Package}:${Status}\n' "$@" 2>/dev/null |
+  # second per Bazel call); it prints nothing for, and exits 1 on, a package
+  # it has never seen, which the callers' pipefail must not take as an error.
+  installed=" $( (dpkg-query -W -f='${Package}:${Status}\n' "$@" 2>/dev/null || true) |
     sed -n 's/:install ok installed$//p' | tr '\n' ' ') "
   for p in "$@"; do
     [[ $installed == *" $p "* ]] || missing+=("$p")
