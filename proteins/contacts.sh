@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # //proteins:contacts: the proteins branch of the paper's DAG on a user's own
 # alignment. This front end checks the arguments, hands the files and the
-# choices to Bazel as one JSON value (--repo_env=POTTS_CONTACTS: the
-# repository @contacts_input, proteins/contacts_input.bzl) and builds
-# //proteins:user_all: the paper's protein stages from the same macro
+# choices to Bazel as one JSON value (the environment variable
+# POTTS_CONTACTS: the repository @contacts_input, proteins/contacts_input.bzl) and builds
+# //proteins/user:user_all: the paper's protein stages from the same macro
 # (contact_family, stages/proteins/contacts.bzl), so that steps are cached,
 # run side by side on --threads cores, and carry provenance. It then copies
 # the outputs to --out.
@@ -128,19 +128,22 @@ PY
 startup=(${POTTS_CONTACTS_STARTUP_FLAGS:-})
 # shellcheck disable=SC2206
 extra=(${POTTS_CONTACTS_BUILD_FLAGS:-})
-# The thread count is one of the choices (the stages' attribute), not
-# --//tools:stage_threads: a build option that differs from the outer `bazel
-# run`'s would discard Bazel's analysis cache at every call.
-flags=("--repo_env=POTTS_CONTACTS=$options" ${extra[@]+"${extra[@]}"})
-echo "contacts: building //proteins:user_all (${#chosen[@]} predictors, $threads threads per threaded step)" >&2
-(cd "$workspace" && tools/bazel ${startup[@]+"${startup[@]}"} build "${flags[@]}" //proteins:user_all) ||
+# The choices reach the repository rule through the client's environment and
+# the thread count as one of them (the stages' attribute): a --repo_env or a
+# --//tools:stage_threads that differs from the outer `bazel run`'s would
+# make Bazel reload and reanalyse at every call.
+flags=(${extra[@]+"${extra[@]}"})
+echo "contacts: building //proteins/user:user_all (${#chosen[@]} predictors, $threads threads per threaded step)" >&2
+(cd "$workspace" && POTTS_CONTACTS=$options tools/bazel ${startup[@]+"${startup[@]}"} build \
+  ${flags[@]+"${flags[@]}"} //proteins/user:user_all) ||
   die "a step failed (Bazel's message above names it)" 1
 # The build's bazel-bin symlink where it makes one (a second Bazel call,
 # `info`, costs about a second), else `info`.
-if [[ " ${extra[*]-} " != *" --symlink_prefix="* && -d $workspace/bazel-bin/proteins ]]; then
-  bin=$(readlink -f "$workspace/bazel-bin")/proteins
+if [[ " ${extra[*]-} " != *" --symlink_prefix="* && -d $workspace/bazel-bin/proteins/user ]]; then
+  bin=$(readlink -f "$workspace/bazel-bin")/proteins/user
 else
-  bin=$(cd "$workspace" && tools/bazel ${startup[@]+"${startup[@]}"} info "${flags[@]}" bazel-bin 2>/dev/null)/proteins
+  bin=$(cd "$workspace" && POTTS_CONTACTS=$options tools/bazel ${startup[@]+"${startup[@]}"} info \
+    ${flags[@]+"${flags[@]}"} bazel-bin 2>/dev/null)/proteins/user
 fi
 
 # DIR/<step>/: each step's outputs, as its record lists them, and the record

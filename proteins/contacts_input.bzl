@@ -2,11 +2,13 @@
 build for //proteins:contacts, as the repository @contacts_input.
 
 The front end (proteins/contacts.sh) passes its options as one JSON value in
---repo_env=POTTS_CONTACTS: the files (absolute paths, with their SHA-256, so
+the environment variable POTTS_CONTACTS (not --repo_env, whose change
+between the front end's `bazel run` and its build would make Bazel reload
+packages at every call): the files (absolute paths, with their SHA-256, so
 that an edited file is fetched again) and the choices (format, query,
 models, seeds, ...). The repository holds copies of the files (msa/<name>,
 structure/<name>) and options.bzl, whose CONTACTS (None without
-POTTS_CONTACTS) proteins/BUILD hands to `contact_family`.
+POTTS_CONTACTS) proteins/user/BUILD hands to `contact_family`.
 """
 
 def _copy(rctx, src, dest):

@@ -83,7 +83,7 @@ grep -q "\"fit_sequences\": $n_train\b" "$out/cm_heldout_plm/summary.json" ||
   fail "--hold-out: the weighted PLM did not fit the $n_train training sequences"
 [[ $n_train -lt $n_all ]] || fail "the family has no held-out sequences ($n_train of $n_all)"
 [[ $(sha256sum <"$out/psicov/provenance.json") == "$psicov_record" ]] || fail "--hold-out reran psicov (its record changed)"
-ran=$(grep -o "From Stage //proteins:user[a-z0-9_]*" "$work/held.log" | sed 's/.*://' | sort -u | tr '\n' ' ')
+ran=$(grep -o "From Stage //proteins/user:user[a-z0-9_]*" "$work/held.log" | sed 's/.*://' | sort -u | tr '\n' ' ')
 [[ $ran == "user_cm_heldout_plm user_export user_score " ]] || fail "--hold-out ran: $ran"
 echo "--hold-out reran $ran"
 
