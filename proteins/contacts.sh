@@ -2,8 +2,8 @@
 # //proteins:contacts: the proteins branch of the paper's DAG on a user's own
 # alignment. This front end checks the arguments, hands the files and the
 # choices to Bazel as one JSON value (the environment variable
-# POTTS_CONTACTS: the repository @contacts_input, proteins/contacts_input.bzl) and builds
-# //proteins/user:user_all: the paper's protein stages from the same macro
+# POTTS_CONTACTS: the repository @contacts_input, contacts_input.bzl) and
+# builds //proteins/user:user_all: the paper's protein stages from the same macro
 # (contact_family, stages/proteins/contacts.bzl), so that steps are cached,
 # run side by side on --threads cores, and carry provenance. It then copies
 # the outputs to --out.
@@ -132,10 +132,9 @@ extra=(${POTTS_CONTACTS_BUILD_FLAGS:-})
 # the thread count as one of them (the stages' attribute): a --repo_env or a
 # --//tools:stage_threads that differs from the outer `bazel run`'s would
 # make Bazel reload and reanalyse at every call.
-flags=(${extra[@]+"${extra[@]}"})
 echo "contacts: building //proteins/user:user_all (${#chosen[@]} predictors, $threads threads per threaded step)" >&2
 (cd "$workspace" && POTTS_CONTACTS=$options tools/bazel ${startup[@]+"${startup[@]}"} build \
-  ${flags[@]+"${flags[@]}"} //proteins/user:user_all) ||
+  ${extra[@]+"${extra[@]}"} //proteins/user:user_all) ||
   die "a step failed (Bazel's message above names it)" 1
 # The build's bazel-bin symlink where it makes one (a second Bazel call,
 # `info`, costs about a second), else `info`.
@@ -143,7 +142,7 @@ if [[ " ${extra[*]-} " != *" --symlink_prefix="* && -d $workspace/bazel-bin/prot
   bin=$(readlink -f "$workspace/bazel-bin")/proteins/user
 else
   bin=$(cd "$workspace" && POTTS_CONTACTS=$options tools/bazel ${startup[@]+"${startup[@]}"} info \
-    ${flags[@]+"${flags[@]}"} bazel-bin 2>/dev/null)/proteins/user
+    ${extra[@]+"${extra[@]}"} bazel-bin 2>/dev/null)/proteins/user
 fi
 
 # DIR/<step>/: each step's outputs, as its record lists them, and the record
